@@ -1,0 +1,1 @@
+# The portable game core: pure rules, no I/O. Runs unchanged on CPython and MicroPython.

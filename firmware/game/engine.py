@@ -1,0 +1,486 @@
+# The authoritative match: every rule of seed 000. Time is always an argument (milliseconds on
+# the authoritative clock); the engine never reads a clock and never raises on bad input: every
+# refusal is a code from game.rules and leaves the state and the state sequence unchanged.
+# After construction nothing in enqueue() / process() / advance() allocates.
+from game.fifo import CommandQueue
+from game.maze import generate, neighbour
+from game.placement import place
+from game.prng import Prng
+from game.rules import (
+    ACTIVE,
+    BAD_COMMAND,
+    CLOCK_LIMIT_MS,
+    CMD_DROP,
+    CMD_MOVE,
+    COOLDOWN,
+    COUNTDOWN,
+    COUNTDOWN_REFUSED,
+    DIR_BITS,
+    EMPTY,
+    EV_COMPASS,
+    EV_EXIT_OPENED,
+    EV_EXITED,
+    EV_KEY_DROPPED,
+    EV_KEY_PICKED,
+    EV_KEY_RETURNED,
+    EV_MEETING,
+    EV_MOVED,
+    EV_PHASE,
+    EV_RESULT,
+    EV_VISION,
+    EXIT_CLOSED,
+    EXITED,
+    FINISH_WINDOW_MS,
+    FINISHED,
+    MAX_ARTIFACT_PAIRS,
+    MAX_EVENTS,
+    MAX_SIDE,
+    MIN_SIDE,
+    NO_BEARING,
+    NO_KEY,
+    NOT_PLAYER,
+    NOT_YOUR_EXIT,
+    OBJ_VISION,
+    OK,
+    OUT_OF_ORDER,
+    PHASE,
+    QUEUE_FULL,
+    RADIUS_NORMAL,
+    RADIUS_VISION,
+    RESULT_DRAW,
+    RESULT_FORFEIT,
+    RESULT_NONE,
+    RESULT_WIN,
+    VISION_MOVES,
+    WAITING,
+    WALL,
+)
+
+# Fixed object slots (see game.placement.place): keys, exits, compasses, then artifacts.
+KEY_SLOT = (0, 0, 1)  # KEY_SLOT[owner]
+EXIT_SLOT = (0, 2, 3)
+COMPASS_SLOT = (0, 4, 5)
+FIRST_ARTIFACT_SLOT = 6
+
+# tan(22.5 degrees) ~ 414/1000: the border between a straight and a diagonal bearing.
+_TAN_NUM = 414
+_TAN_DEN = 1000
+
+
+def bearing(from_cell, to_cell, w):
+    """One of eight bearings (0=N, 1=NE ... 7=NW) from one cell toward another."""
+    dx = to_cell % w - from_cell % w
+    dy = to_cell // w - from_cell // w
+    ax = dx if dx >= 0 else -dx
+    ay = dy if dy >= 0 else -dy
+    if ay * _TAN_DEN <= ax * _TAN_NUM:
+        return 2 if dx > 0 else 6
+    if ax * _TAN_DEN <= ay * _TAN_NUM:
+        return 4 if dy > 0 else 0
+    if dy < 0:
+        return 1 if dx > 0 else 7
+    return 3 if dx > 0 else 5
+
+
+def _is_int(value):
+    return type(value) is int  # bool is not int on either interpreter here
+
+
+class Match:
+    """One duel. Seats are 1 and 2; per-player arrays are indexed by seat (index 0 unused)."""
+
+    def __init__(
+        self,
+        seed,
+        width=15,
+        height=15,
+        cooldown_ms=250,
+        countdown_ms=3000,
+        artifact_pairs=2,
+        braid_percent=40,
+    ):
+        for name, value, low, high in (
+            ("width", width, MIN_SIDE, MAX_SIDE),
+            ("height", height, MIN_SIDE, MAX_SIDE),
+            ("cooldown_ms", cooldown_ms, 0, 60000),
+            ("countdown_ms", countdown_ms, 0, 60000),
+            ("artifact_pairs", artifact_pairs, 0, MAX_ARTIFACT_PAIRS),
+            ("braid_percent", braid_percent, 0, 100),
+        ):
+            if not _is_int(value) or not low <= value <= high:
+                raise ValueError("%s must be an int in %d..%d" % (name, low, high))
+        self.width = width
+        self.height = height
+        self.cooldown_ms = cooldown_ms
+        self.countdown_ms = countdown_ms
+        self.artifact_pairs = artifact_pairs
+        self.braid_percent = braid_percent
+        self.cells = bytearray(width * height)
+        slots = FIRST_ARTIFACT_SLOT + 2 * artifact_pairs
+        self.obj_kind = bytearray(slots)
+        self.obj_owner = bytearray(slots)
+        self.obj_variant = bytearray(slots)
+        self.obj_cell = [0] * slots
+        self.obj_present = bytearray(slots)
+        self.pos = [0, 0, 0]
+        self.inventory = bytearray(3)  # owner of the carried key, 0 = empty slot
+        self.key_carrier = bytearray(3)  # key_carrier[owner]: seat carrying it, 0 = on ground
+        self.vision = bytearray(3)  # remaining vision moves
+        self.compass = bytearray(3)  # bearing hint or NO_BEARING
+        self.ready_at = [0, 0, 0]  # earliest timestamp of the next move (cooldown)
+        self.exit_open = bytearray(3)
+        self.exited = bytearray(3)
+        self.exit_time = [0, -1, -1]  # authoritative timestamp of the outward move, -1 = none
+        self.queue = CommandQueue()
+        self.ev_kind = bytearray(MAX_EVENTS)
+        self.ev_a = [0] * MAX_EVENTS
+        self.ev_b = [0] * MAX_EVENTS
+        self.ev_count = 0
+        self.reset(seed)
+
+    # ---- setup -------------------------------------------------------------------------
+
+    def reset(self, seed):
+        """Start over in WAITING with a new maze from seed (buffers are reused)."""
+        if not _is_int(seed):
+            raise ValueError("seed must be an int")
+        self.seed = seed
+        w = self.width
+        h = self.height
+        rng = Prng(seed)
+        cells = generate(w, h, rng, self.braid_percent)
+        self.cells[:] = cells
+        start1, start2, objects = place(self.cells, w, h, rng, self.artifact_pairs)
+        for i in range(len(objects)):
+            kind, owner, variant, cell = objects[i]
+            self.obj_kind[i] = kind
+            self.obj_owner[i] = owner
+            self.obj_variant[i] = variant
+            self.obj_cell[i] = cell
+            self.obj_present[i] = 1
+        self.start_cell = (0, start1, start2)
+        self.pos[1] = start1
+        self.pos[2] = start2
+        for seat in (1, 2):
+            self.inventory[seat] = 0
+            self.key_carrier[seat] = 0
+            self.vision[seat] = 0
+            self.compass[seat] = NO_BEARING
+            self.ready_at[seat] = 0
+            self.exit_open[seat] = 0
+            self.exited[seat] = 0
+            self.exit_time[seat] = -1
+        self.phase = WAITING
+        self.state_seq = 0
+        self.meeting_seq = 0
+        self.now = 0
+        self.countdown_end = 0
+        self.first_out = 0  # seat that exited first, 0 = nobody yet
+        self.result = RESULT_NONE
+        self.winner = 0
+        self.queue.clear()
+        self.done_seq = 0
+        self.done_player = 0
+        self.done_kind = 0
+        self.ev_count = 0
+
+    # ---- inputs ------------------------------------------------------------------------
+
+    def enqueue(self, player, kind, arg, time_ms):
+        """Accept one command into the FIFO: OK (self.queue.last_seq is its sequence) or a
+        refusal code. Observers (any seat but 1 and 2) cannot enqueue."""
+        if not _is_int(player) or not _is_int(kind) or not _is_int(arg) or not _is_int(time_ms):
+            return BAD_COMMAND
+        if player != 1 and player != 2:
+            return NOT_PLAYER
+        if kind == CMD_MOVE:
+            if arg < 0 or arg > 3:
+                return BAD_COMMAND
+        elif kind != CMD_DROP or arg != 0:
+            return BAD_COMMAND
+        if time_ms < 0 or time_ms > CLOCK_LIMIT_MS:
+            return BAD_COMMAND
+        if self.queue.full():
+            return QUEUE_FULL
+        self.queue.push(player, kind, arg, time_ms)
+        return OK
+
+    def process(self):
+        """Process the oldest queued command; returns OK, a refusal code or EMPTY. The command
+        is described by done_seq / done_player / done_kind, its effects by the events."""
+        self.ev_count = 0
+        q = self.queue
+        if q.count == 0:
+            return EMPTY
+        i = q.pop()
+        player = q.player[i]
+        kind = q.kind[i]
+        self.done_seq = q.seq[i]
+        self.done_player = player
+        self.done_kind = kind
+        time_ms = q.time[i]
+        if time_ms < self.now:
+            return OUT_OF_ORDER
+        self._advance(time_ms)
+        if self.phase == COUNTDOWN:
+            return COUNTDOWN_REFUSED
+        if self.phase != ACTIVE:
+            return PHASE
+        if self.exited[player]:
+            return EXITED
+        if kind == CMD_DROP:
+            return self._drop(player)
+        return self._move(player, q.arg[i], time_ms)
+
+    def advance(self, time_ms):
+        """Move the authoritative clock forward: ends the countdown and finalises a finish
+        window whose 200 ms have strictly passed. OK, or OUT_OF_ORDER for a clock going back."""
+        self.ev_count = 0
+        if not _is_int(time_ms) or time_ms < 0 or time_ms > CLOCK_LIMIT_MS:
+            return BAD_COMMAND
+        if time_ms < self.now:
+            return OUT_OF_ORDER
+        self._advance(time_ms)
+        return OK
+
+    def start(self, time_ms):
+        """WAITING -> COUNTDOWN (both seats ready). The match goes ACTIVE countdown_ms later."""
+        self.ev_count = 0
+        if not _is_int(time_ms) or time_ms < 0 or time_ms > CLOCK_LIMIT_MS:
+            return BAD_COMMAND
+        if time_ms < self.now:
+            return OUT_OF_ORDER
+        if self.phase != WAITING:
+            return PHASE
+        self.now = time_ms
+        self.countdown_end = time_ms + self.countdown_ms
+        self._set_phase(COUNTDOWN)
+        self._advance(time_ms)
+        return OK
+
+    def forfeit(self, player, time_ms):
+        """The seat gives up (or its grace period ran out): the other seat wins."""
+        self.ev_count = 0
+        if not _is_int(player) or not _is_int(time_ms):
+            return BAD_COMMAND
+        if player != 1 and player != 2:
+            return NOT_PLAYER
+        if time_ms < 0 or time_ms > CLOCK_LIMIT_MS:
+            return BAD_COMMAND
+        if time_ms < self.now:
+            return OUT_OF_ORDER
+        self._advance(time_ms)
+        if self.phase != COUNTDOWN and self.phase != ACTIVE:
+            return PHASE
+        if self.exited[player]:
+            return EXITED  # already out of the maze: the finish window decides, not a forfeit
+        self._finish(RESULT_FORFEIT, 3 - player)
+        return OK
+
+    # ---- queries -----------------------------------------------------------------------
+
+    def radius(self, player):
+        """The server-owned projection radius of a seat: 6 while a vision effect lasts."""
+        return RADIUS_VISION if self.vision[player] else RADIUS_NORMAL
+
+    def key_location(self, owner):
+        """(cell, carrier): the key of owner lies on cell (carrier 0) or is carried by carrier
+        (cell -1). Exactly one of the two holds at all times."""
+        carrier = self.key_carrier[owner]
+        if carrier:
+            return -1, carrier
+        return self.obj_cell[KEY_SLOT[owner]], 0
+
+    def exit_cell(self, owner):
+        return self.obj_cell[EXIT_SLOT[owner]]
+
+    def exit_direction(self, owner):
+        return self.obj_variant[EXIT_SLOT[owner]]
+
+    def object_count(self):
+        return len(self.obj_kind)
+
+    def digest(self):
+        """A 32-bit FNV-1a digest of the whole authoritative game state (not the clock, the
+        queue or the command sequence). Equal digests on both interpreters mean equal matches."""
+        h = 0x811C9DC5
+        for value in (
+            self.width,
+            self.height,
+            self.phase,
+            self.state_seq,
+            self.meeting_seq,
+            self.countdown_end,
+            self.first_out,
+            self.result,
+            self.winner,
+        ):
+            h = _mix(h, value)
+        for buf in (
+            self.cells,
+            self.obj_kind,
+            self.obj_owner,
+            self.obj_variant,
+            self.obj_present,
+            self.inventory,
+            self.key_carrier,
+            self.vision,
+            self.compass,
+            self.exit_open,
+            self.exited,
+        ):
+            for value in buf:
+                h = _mix(h, value)
+        for values in (self.obj_cell, self.pos, self.ready_at, self.exit_time):
+            for value in values:
+                h = _mix(h, value)
+        return h
+
+    # ---- rules -------------------------------------------------------------------------
+
+    def _emit(self, kind, a, b):
+        n = self.ev_count
+        if n < MAX_EVENTS:
+            self.ev_kind[n] = kind
+            self.ev_a[n] = a
+            self.ev_b[n] = b
+            self.ev_count = n + 1
+
+    def _set_phase(self, phase):
+        self.phase = phase
+        self.state_seq += 1
+        self._emit(EV_PHASE, phase, 0)
+
+    def _finish(self, result, winner):
+        self.result = result
+        self.winner = winner
+        self._emit(EV_RESULT, result, winner)
+        self._set_phase(FINISHED)
+
+    def _advance(self, time_ms):
+        self.now = time_ms
+        if self.phase == COUNTDOWN and time_ms >= self.countdown_end:
+            self._set_phase(ACTIVE)
+        if (
+            self.phase == ACTIVE
+            and self.first_out
+            and time_ms > self.exit_time[self.first_out] + FINISH_WINDOW_MS
+        ):
+            self._finish(RESULT_WIN, self.first_out)
+
+    def _drop(self, player):
+        owner = self.inventory[player]
+        if not owner:
+            return NO_KEY
+        slot = KEY_SLOT[owner]
+        self.inventory[player] = 0
+        self.key_carrier[owner] = 0
+        self.obj_cell[slot] = self.pos[player]
+        self.obj_present[slot] = 1
+        self.state_seq += 1
+        self._emit(EV_KEY_DROPPED, player, owner)
+        return OK
+
+    def _move(self, player, direction, time_ms):
+        w = self.width
+        here = self.pos[player]
+        if not self.cells[here] & DIR_BITS[direction]:
+            return self._outward(player, direction, time_ms)
+        if time_ms < self.ready_at[player]:
+            return COOLDOWN
+        dest = neighbour(here, direction, w, self.height)
+        self.state_seq += 1
+        self.ready_at[player] = time_ms + self.cooldown_ms
+        self.pos[player] = dest
+        self.compass[player] = NO_BEARING  # a successful move clears the hint (step 5 may re-set)
+        self._emit(EV_MOVED, player, dest)
+        # 1. An existing vision effect loses one move.
+        if self.vision[player]:
+            self.vision[player] -= 1
+        # 2. An unconsumed artifact on the destination is consumed: the counter is reset to ten.
+        for slot in range(FIRST_ARTIFACT_SLOT, len(self.obj_kind)):
+            if self.obj_present[slot] and self.obj_cell[slot] == dest:
+                if self.obj_kind[slot] == OBJ_VISION:
+                    self.obj_present[slot] = 0
+                    self.vision[player] = VISION_MOVES
+                    self._emit(EV_VISION, player, slot)
+        # 3. An empty hand picks up the lowest-owner-numbered ground key here.
+        if not self.inventory[player]:
+            for owner in (1, 2):
+                slot = KEY_SLOT[owner]
+                if self.obj_present[slot] and self.obj_cell[slot] == dest:
+                    self.obj_present[slot] = 0
+                    self.inventory[player] = owner
+                    self.key_carrier[owner] = player
+                    self._emit(EV_KEY_PICKED, player, owner)
+                    break
+        # 4. Ending on the other player's cell is a meeting: every carried key goes home.
+        other = 3 - player
+        if not self.exited[other] and self.pos[other] == dest:
+            self.meeting_seq += 1
+            self._emit(EV_MEETING, player, self.meeting_seq)
+            carried1 = self.inventory[1]
+            carried2 = self.inventory[2]
+            self.inventory[1] = 0
+            self.inventory[2] = 0
+            if carried1:
+                self._return_key(carried1, 1)
+            if carried2:
+                self._return_key(carried2, 2)
+        # 5. The mover's own compass gives a bearing toward the mover's own exit.
+        if dest == self.obj_cell[COMPASS_SLOT[player]]:
+            hint = bearing(dest, self.obj_cell[EXIT_SLOT[player]], w)
+            self.compass[player] = hint
+            self._emit(EV_COMPASS, player, hint)
+        # 6. Entering the own exit with the own key opens it.
+        if (
+            dest == self.obj_cell[EXIT_SLOT[player]]
+            and self.inventory[player] == player
+            and not self.exit_open[player]
+        ):
+            self.exit_open[player] = 1
+            self._emit(EV_EXIT_OPENED, player, 0)
+        return OK
+
+    def _return_key(self, owner, had_it):
+        self.inventory[owner] = owner
+        self.key_carrier[owner] = owner
+        self._emit(EV_KEY_RETURNED, owner, had_it)
+
+    def _outward(self, player, direction, time_ms):
+        # A closed side: the only way through is leaving the map from an open own exit.
+        here = self.pos[player]
+        own = EXIT_SLOT[player]
+        theirs = EXIT_SLOT[3 - player]
+        if here == self.obj_cell[own] and direction == self.obj_variant[own]:
+            if not self.exit_open[player]:
+                return EXIT_CLOSED
+        elif here == self.obj_cell[theirs] and direction == self.obj_variant[theirs]:
+            return NOT_YOUR_EXIT
+        else:
+            return WALL
+        if time_ms < self.ready_at[player]:
+            return COOLDOWN
+        self.state_seq += 1
+        self.ready_at[player] = time_ms + self.cooldown_ms
+        self.exited[player] = 1
+        self.exit_time[player] = time_ms
+        if not self.first_out:
+            self.first_out = player
+            self._emit(EV_EXITED, player, 0)
+            return OK
+        # The other seat left first and its window has not closed (else _advance ended the
+        # match before this command): same timestamp up to and including +200 ms is a draw.
+        self._emit(EV_EXITED, player, 1)
+        self._finish(RESULT_DRAW, 0)
+        return OK
+
+
+def _mix(h, value):
+    # FNV-1a over the four bytes of a 32-bit two's complement value.
+    value &= 0xFFFFFFFF
+    for _ in range(4):
+        h ^= value & 0xFF
+        h = (h * 0x01000193) & 0xFFFFFFFF
+        value >>= 8
+    return h

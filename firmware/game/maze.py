@@ -1,0 +1,127 @@
+# Maze generation: passage flags (N=1, E=2, S=4, W=8) in one bytearray(w*h), cell y*w + x.
+# The maze is point-symmetric (rotating it 180 degrees gives the same maze), so the two players,
+# placed on mirrored cells, face exactly the same distances. It is built by a randomised
+# Kruskal over pairs of mirrored walls, then braided: some dead ends get an extra opening, so
+# there are loops to choose between and no player can be cornered by the other.
+from array import array
+
+from game.rules import DIR_BITS, DIR_DX, DIR_DY, DIR_OPPOSITE
+
+
+def mirror(cell, n):
+    """The cell that a 180-degree rotation of a maze of n cells puts in place of cell."""
+    return n - 1 - cell
+
+
+def neighbour(cell, direction, w, h):
+    """The index of the cell next to cell in direction, or -1 off the map."""
+    x = cell % w + DIR_DX[direction]
+    y = cell // w + DIR_DY[direction]
+    if x < 0 or y < 0 or x >= w or y >= h:
+        return -1
+    return y * w + x
+
+
+def open_passage(cells, cell, direction, w, h):
+    """Open the wall between cell and its neighbour in direction, and its mirror image."""
+    n = w * h
+    other = neighbour(cell, direction, w, h)
+    back = DIR_OPPOSITE[direction]
+    cells[cell] |= DIR_BITS[direction]
+    cells[other] |= DIR_BITS[back]
+    # Rotating by 180 degrees turns every direction into its opposite.
+    cells[mirror(cell, n)] |= DIR_BITS[back]
+    cells[mirror(other, n)] |= DIR_BITS[direction]
+
+
+def _find(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+def generate(w, h, rng, braid_percent):
+    """A connected, point-symmetric maze of w x h cells as a bytearray of passage flags."""
+    n = w * h
+    cells = bytearray(n)
+    parent = array("H", range(n))
+    # Each wall is named by (cell, direction) with direction E or S, packed as cell*2 + (0|1).
+    # Keep one wall of every mirrored pair: the one with the smaller packed id.
+    walls = array("H")
+    for cell in range(n):
+        x = cell % w
+        y = cell // w
+        if x < w - 1:
+            twin = mirror(cell + 1, n) * 2  # mirror of E wall is the E wall of mirror(cell + 1)
+            if cell * 2 <= twin:
+                walls.append(cell * 2)
+        if y < h - 1:
+            twin = mirror(cell + w, n) * 2 + 1
+            if cell * 2 + 1 <= twin:
+                walls.append(cell * 2 + 1)
+    for i in range(len(walls) - 1, 0, -1):  # Fisher-Yates with our own PRNG
+        j = rng.below(i + 1)
+        walls[i], walls[j] = walls[j], walls[i]
+    for wall in walls:
+        cell = wall >> 1
+        direction = 2 if wall & 1 else 1
+        other = neighbour(cell, direction, w, h)
+        a = _find(parent, cell)
+        b = _find(parent, other)
+        if a == b:
+            continue
+        parent[a] = b
+        ma = _find(parent, mirror(cell, n))
+        mb = _find(parent, mirror(other, n))
+        if ma != mb:
+            parent[ma] = mb
+        open_passage(cells, cell, direction, w, h)
+    _braid(cells, w, h, rng, braid_percent)
+    return cells
+
+
+def open_sides(flags):
+    return (flags & 1) + (flags >> 1 & 1) + (flags >> 2 & 1) + (flags >> 3 & 1)
+
+
+def _braid(cells, w, h, rng, percent):
+    # Visit dead ends in index order; each gets, with the given chance, one more opening
+    # (preferring a neighbour that is itself a dead end, which removes two at once).
+    n = w * h
+    for cell in range(n):
+        if open_sides(cells[cell]) != 1 or rng.below(100) >= percent:
+            continue
+        best = -1
+        for direction in range(4):
+            if cells[cell] & DIR_BITS[direction]:
+                continue
+            other = neighbour(cell, direction, w, h)
+            if other < 0 or other == mirror(cell, n):
+                continue
+            if best < 0 or open_sides(cells[other]) == 1:
+                best = direction
+        if best >= 0:
+            open_passage(cells, cell, best, w, h)
+
+
+def distances(cells, w, h, start):
+    """Breadth-first step counts from start to every cell (0xFFFF where unreachable)."""
+    n = w * h
+    dist = array("H", b"\xff\xff" * n)
+    queue = array("H", bytes(2 * n))
+    dist[start] = 0
+    queue[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        cell = queue[head]
+        head += 1
+        for direction in range(4):
+            if cells[cell] & DIR_BITS[direction]:
+                other = neighbour(cell, direction, w, h)
+                if dist[other] == 0xFFFF:
+                    dist[other] = dist[cell] + 1
+                    queue[tail] = other
+                    tail += 1
+    return dist

@@ -1,0 +1,69 @@
+# Shared pytest fixtures (CPython only): the repo root and running the MicroPython unix port.
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# A board-like Python heap: `w` scales to 32-bit-equivalent bytes (128wK is 256 KB on 64-bit).
+# `make` passes its UPY_HEAP here so both runs use the same figure.
+DEFAULT_HEAPSIZE = os.environ.get("UPY_HEAP", "128wK")
+
+
+def find_upy_binary():
+    """The micropython binary to test with, or None: $MICROPY_MICROPYTHON, .venv, then PATH."""
+    override = os.environ.get("MICROPY_MICROPYTHON")
+    if override:
+        return override
+    venv_binary = REPO_ROOT / ".venv" / "bin" / "micropython"
+    if venv_binary.is_file():
+        return str(venv_binary)
+    return shutil.which("micropython")
+
+
+@pytest.fixture(scope="session")
+def repo_root():
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def upy_binary():
+    binary = find_upy_binary()
+    if binary is None:
+        message = "no micropython binary (run `make venv`, or put micropython on PATH)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return binary
+
+
+@pytest.fixture
+def run_upy(upy_binary):
+    """run_upy(script_or_code, heapsize=..., cwd=..., args=(), timeout=60) -> CompletedProcess.
+
+    A Path, or a str naming an existing .py file, runs as a script; any other str runs as
+    `-c` code. cwd defaults to the repo root; stdout and stderr are captured as text.
+    """
+
+    def run(script_or_code, heapsize=DEFAULT_HEAPSIZE, cwd=REPO_ROOT, args=(), timeout=60):
+        is_path = isinstance(script_or_code, os.PathLike) or (
+            str(script_or_code).endswith(".py") and Path(cwd, script_or_code).is_file()
+        )
+        command = [upy_binary, "-X", f"heapsize={heapsize}"]
+        if is_path:
+            command.append(str(script_or_code))
+        else:
+            command += ["-c", script_or_code]
+        command += [str(a) for a in args]
+        return subprocess.run(
+            command,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+
+    return run

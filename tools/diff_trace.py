@@ -1,0 +1,25 @@
+# Prints the digest after every command of seeded driven matches, one line per match:
+# "seed preset d1 d2 ...". Runs unchanged under CPython and MicroPython; the differential test
+# runs it on both and compares the outputs line by line.
+# Usage: diff_trace.py FIRST_SEED COUNT STEPS
+import sys
+
+sys.path[0:0] = ["firmware", "host_tests/core"]
+
+from driver import digest_trace  # noqa: E402
+
+PRESET_CYCLE = ("small", "classic", "large", "huge")
+
+
+def main(argv):
+    first = int(argv[1])
+    count = int(argv[2])
+    steps = int(argv[3])
+    for seed in range(first, first + count):
+        preset = PRESET_CYCLE[seed % len(PRESET_CYCLE)]
+        trace = digest_trace(seed, preset, steps)
+        print(seed, preset, " ".join(str(d) for d in trace))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
