@@ -1,0 +1,57 @@
+# Allocation-free JSON pieces written straight into a preallocated bytearray: integers as
+# decimal digits, constant byte strings, and one hex digit per maze cell. Every writer takes the
+# buffer and a position and returns the position after what it wrote; the matching size
+# function (ndigits) lets a planner know a record's length before writing it. Nothing here
+# builds a str, a bytes or a list, so the projector's steady state allocates nothing.
+
+_HEX = b"0123456789abcdef"
+
+
+def ndigits(value):
+    """Bytes in the decimal JSON form of int value (a leading '-' counts)."""
+    if 0 <= value < 10:
+        return 1
+    n = 1
+    if value < 0:
+        n = 2
+        value = -value
+    while value >= 10:
+        value //= 10
+        n += 1
+    return n
+
+
+def put(buf, pos, data):
+    """Copy the bytes of data (bytes/bytearray) into buf at pos."""
+    end = pos + len(data)
+    buf[pos:end] = data
+    return end
+
+
+def put_int(buf, pos, value):
+    """Write int value in decimal at pos (digits are filled from the right, no str is made)."""
+    if 0 <= value < 10:  # most numbers of a view: one digit
+        buf[pos] = 48 + value
+        return pos + 1
+    if value < 0:
+        buf[pos] = 45  # '-'
+        pos += 1
+        value = -value
+    end = pos + ndigits(value)
+    i = end
+    while True:
+        i -= 1
+        buf[i] = 48 + value % 10
+        value //= 10
+        if not value:
+            break
+    return end
+
+
+def put_hex(buf, pos, cells, first, count):
+    """Write cells[first:first+count] as one lowercase hex digit each (values 0..15)."""
+    hexd = _HEX
+    for c in range(first, first + count):
+        buf[pos] = hexd[cells[c] & 15]
+        pos += 1
+    return pos

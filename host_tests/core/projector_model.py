@@ -1,0 +1,115 @@
+# A reference model of the view projection, written straight from seed 000 ("Projection
+# boundary", "Exits and results") and docs/protocol.md with plain dicts and lists, independent of
+# game/projector.py. Tests compare what the projector's records decode to (tools/view_decoder.py)
+# with expected_view(). Runs on CPython and MicroPython.
+import sys
+
+from game.rules import NO_BEARING, PHASE_NAMES, RESULT_NAMES
+
+
+def _add_tools_path():
+    # pytest puts tools/ on sys.path (pyproject); tools/upytest.py puts only firmware/ and
+    # host_tests/core/ there, so derive tools/ from the latter.
+    suffix = "host_tests/core"
+    for entry in sys.path:
+        if entry.endswith(suffix):
+            tools = entry[: len(entry) - len(suffix)] + "tools"
+            if tools not in sys.path:
+                sys.path.append(tools)
+            return
+
+
+_add_tools_path()
+
+from view_decoder import decode  # noqa: E402
+
+ROLE_NAMES = ("obs", "p1", "p2")
+
+
+def chebyshev(m, a, b):
+    w = m.width
+    return max(abs(a % w - b % w), abs(a // w - b // w))
+
+
+def radius(m, seat):
+    return 6 if m.vision[seat] > 0 else 3
+
+
+def _seat(m, seat, with_time):
+    st = {
+        "p": m.pos[seat],
+        "k": m.inventory[seat],
+        "vm": m.vision[seat],
+        "rad": radius(m, seat),
+        "cp": -1 if m.compass[seat] == NO_BEARING else m.compass[seat],
+        "xo": m.exit_open[seat],
+        "xd": m.exited[seat],
+    }
+    if with_time:
+        st["xt"] = m.exit_time[seat]
+    return st
+
+
+def expected_view(m, role):
+    """The view of role (0 observer, 1/2 seat) as the decoder returns it, minus "n"."""
+    n = m.width * m.height
+    view = {
+        "v": 1,
+        "s": m.state_seq,
+        "r": ROLE_NAMES[role],
+        "ph": PHASE_NAMES[m.phase],
+        "w": m.width,
+        "h": m.height,
+        "m": m.meeting_seq,
+    }
+    slots = range(len(m.obj_kind))
+    if role == 0:
+        view["cells"] = {c: m.cells[c] for c in range(n)}
+        view["objects"] = [
+            (m.obj_kind[s], m.obj_owner[s], m.obj_variant[s], m.obj_cell[s])
+            for s in slots
+            if m.obj_present[s]
+        ]
+        view["st"] = {
+            "players": [_seat(m, 1, True), _seat(m, 2, True)],
+            "res": RESULT_NAMES[m.result],
+            "win": m.winner,
+        }
+        return view
+    here = m.pos[role]
+    r = radius(m, role)
+    view["cells"] = {c: m.cells[c] for c in range(n) if chebyshev(m, c, here) <= r}
+    view["objects"] = [
+        (m.obj_kind[s], m.obj_owner[s], m.obj_variant[s], m.obj_cell[s])
+        for s in slots
+        if m.obj_present[s] and chebyshev(m, m.obj_cell[s], here) <= r
+    ]
+    st = _seat(m, role, False)
+    st["res"] = RESULT_NAMES[m.result]
+    st["win"] = m.winner
+    other = 3 - role
+    if not m.exited[other] and chebyshev(m, m.pos[other], here) <= r:
+        st["opponent"] = {"p": m.pos[other], "k": m.inventory[other]}
+    view["st"] = st
+    return view
+
+
+def records(proj, m, role):
+    """All records of role's view of m, as bytes."""
+    count = proj.begin(m, role)
+    return [bytes(proj.record(i)) for i in range(count)]
+
+
+def check_view(proj, m, role):
+    """Project, check every record's bound and the reassembly against the model; returns the
+    decoded view."""
+    recs = records(proj, m, role)
+    assert len(recs) >= 1
+    for rec in recs:
+        assert len(rec) <= 512, len(rec)
+    view = decode(recs)
+    assert view["n"] == len(recs)
+    expected = expected_view(m, role)
+    for key in ("v", "s", "r", "ph", "w", "h", "m", "st", "objects", "cells"):
+        assert view[key] == expected[key], (key, view[key], expected[key])
+    return view

@@ -1,0 +1,203 @@
+# Core benchmark, the same script on CPython and on the MicroPython unix port: a fixed seeded
+# workload (a driven classic match, commands recorded first), then replayed with the timer on.
+# Per accepted move it costs: the engine (enqueue + process) and the views of both players and
+# one observer (projector plan + every record written). Prints one JSON line.
+# Usage: bench_core.py [--moves N] [--preset NAME] [--no-views] [--save FILE | --load FILE]
+# --save writes the recorded workload (native-endian uint32 pairs) and exits; --load replays a
+# saved one, so that an instruction count (callgrind) covers the replay and not the recording.
+import sys
+
+sys.path[0:0] = ["firmware", "host_tests/core"]
+
+import gc  # noqa: E402
+from array import array  # noqa: E402
+
+from driver import new_match, play  # noqa: E402
+from game import rules  # noqa: E402
+from game.projector import OBSERVER, Projector  # noqa: E402
+
+try:  # MicroPython
+    from time import ticks_diff, ticks_us
+
+    def now_us():
+        return ticks_us()
+
+    def elapsed_us(start):
+        return ticks_diff(ticks_us(), start)
+
+except ImportError:  # CPython
+    from time import perf_counter_ns
+
+    def now_us():
+        return perf_counter_ns() // 1000
+
+    def elapsed_us(start):
+        return perf_counter_ns() // 1000 - start
+
+
+def record_workload(seed, preset, moves):
+    """The accepted commands of driven matches, packed as seat << 24 | kind << 16 | arg << 8
+    in one array and their timestamps in another (a list of tuples would not fit the heap)."""
+    m = new_match(seed, preset)
+    commands = Workload()
+
+    def keep(m, kind, seat, arg, t, code):
+        if kind and code == rules.OK and len(commands) < moves:
+            commands.append(seat, kind, arg, t)
+
+    seed_now = seed
+    while len(commands) < moves:
+        play(m, seed_now, 2000, keep)
+        m.reset(seed)  # replay starts from the same maze whichever game produced the moves
+        seed_now += 1
+        if seed_now > seed + 50:
+            break
+    return commands
+
+
+class Workload:
+    def __init__(self):
+        self.packed = array("I")
+        self.times = array("I")
+
+    def __len__(self):
+        return len(self.packed)
+
+    def append(self, seat, kind, arg, t):
+        self.packed.append(seat << 24 | kind << 16 | arg << 8)
+        self.times.append(t)
+
+    def save(self, path):
+        with open(path, "wb") as f:
+            f.write(bytes(self.packed))
+            f.write(bytes(self.times))
+
+    @classmethod
+    def load(cls, path, moves):
+        with open(path, "rb") as f:
+            data = f.read()
+        half = len(data) // 2
+        w = cls()
+        w.packed = array("I", data[:half])
+        w.times = array("I", data[half:])
+        if moves < len(w.packed):
+            w.packed = w.packed[:moves]
+            w.times = w.times[:moves]
+        return w
+
+
+ROLES = (1, 2, OBSERVER)  # built once: a tuple display with a name in it allocates
+
+
+def mem_alloc():
+    try:
+        return gc.mem_alloc()  # MicroPython: bytes in use on the heap
+    except AttributeError:  # CPython has no such figure
+        return 0
+
+
+class Totals:
+    def __init__(self):
+        self.accepted = 0
+        self.us = 0
+        self.alloc = 0
+
+
+def replay(m, commands, limit, proj, views, totals):
+    # Commands come from several consecutive games; between games the match is reset, which
+    # generates a maze (that allocates, and is not a move), so time and allocation are measured
+    # per segment between resets, with the collector off inside a segment.
+    packed = commands.packed
+    times = commands.times
+    gc.collect()
+    gc.disable()
+    mark = mem_alloc()
+    start = now_us()
+    for j in range(limit):
+        word = packed[j]
+        t = times[j]
+        if t < m.now:
+            totals.us += elapsed_us(start)
+            totals.alloc += mem_alloc() - mark
+            gc.enable()
+            m.reset(m.seed)
+            m.start(0)
+            gc.collect()
+            gc.disable()
+            mark = mem_alloc()
+            start = now_us()
+        m.enqueue(word >> 24, word >> 16 & 0xFF, word >> 8 & 0xFF, t)
+        if m.process() == 0:
+            totals.accepted += 1
+        if views:
+            for role in ROLES:
+                n = proj.begin(m, role)
+                for i in range(n):
+                    proj.write(i)
+    totals.us += elapsed_us(start)
+    totals.alloc += mem_alloc() - mark
+    gc.enable()
+
+
+def main(argv):
+    moves = 2000
+    preset = "classic"
+    views = True
+    save = None
+    load = None
+    i = 1
+    while i < len(argv):
+        if argv[i] == "--moves":
+            moves = int(argv[i + 1])
+            i += 1
+        elif argv[i] == "--preset":
+            preset = argv[i + 1]
+            i += 1
+        elif argv[i] == "--no-views":
+            views = False
+        elif argv[i] == "--save":
+            save = argv[i + 1]
+            i += 1
+        elif argv[i] == "--load":
+            load = argv[i + 1]
+            i += 1
+        i += 1
+    if load:
+        commands = Workload.load(load, moves)
+    else:
+        commands = record_workload(7, preset, moves)
+    if save:
+        commands.save(save)
+        print('{"saved":%d}' % len(commands))
+        return
+    m = new_match(7, preset)
+    m.start(0)
+    proj = Projector()
+    replay(m, commands, 50, proj, views, Totals())  # warm up every path
+    m.reset(7)
+    m.start(0)
+    totals = Totals()
+    replay(m, commands, len(commands), proj, views, totals)
+    accepted = totals.accepted
+    took = totals.us
+    alloc_per_move = (
+        totals.alloc / len(commands) if sys.implementation.name == "micropython" else -1
+    )
+    impl = sys.implementation.name
+    print(
+        '{"impl":"%s","preset":"%s","views":%s,"commands":%d,"accepted":%d,'
+        '"us_per_move":%.2f,"alloc_bytes_per_move":%.1f}'
+        % (
+            impl,
+            preset,
+            "true" if views else "false",
+            len(commands),
+            accepted,
+            took / len(commands),
+            alloc_per_move,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,194 @@
+# Projector figures: records and bytes per view for a player at radius 3 and 6 and for an
+# observer at 15x15, 21x21 and 32x32, and microseconds per view (begin() + record(i) for every
+# record) on CPython and on the MicroPython unix port. States come from seeded driven matches.
+#
+#   python tools/bench_projector.py [--json] [--no-upy]   table (or JSON) for both interpreters
+#   micropython tools/bench_projector.py --raw            one JSON line per scenario (used above)
+#
+# Runs under both interpreters; the CPython run starts the micropython binary for its column.
+import sys
+
+sys.path[0:0] = ["firmware", "host_tests/core"]
+
+import json  # noqa: E402
+
+from driver import new_match, play  # noqa: E402
+from game.projector import OBSERVER, Projector  # noqa: E402
+
+try:
+    from time import ticks_diff, ticks_us  # MicroPython
+
+    def _clock():
+        return ticks_us()
+
+    def _elapsed_us(start):
+        return ticks_diff(ticks_us(), start)
+
+except ImportError:  # CPython
+    from time import perf_counter_ns
+
+    def _clock():
+        return perf_counter_ns()
+
+    def _elapsed_us(start):
+        return (perf_counter_ns() - start) / 1000
+
+
+# (name, preset, roles, vision moves set on both seats: 0 = radius 3, 10 = radius 6)
+SCENARIOS = (
+    ("player r3 15x15", "classic", (1, 2), 0),
+    ("player r6 15x15", "classic", (1, 2), 10),
+    ("player r3 32x32", "huge", (1, 2), 0),
+    ("player r6 32x32", "huge", (1, 2), 10),
+    ("observer 15x15", "classic", (OBSERVER,), 0),
+    ("observer 21x21", "large", (OBSERVER,), 0),
+    ("observer 32x32", "huge", (OBSERVER,), 0),
+)
+SEEDS = 4
+STEPS = 160
+EVERY = 4  # sample a state every this many commands
+REPEAT = 7  # timed projections of each sampled view (the fastest counts)
+ESP32_FACTOR = 200  # docs/platform notes: ESP32 runs ~200x slower than the unix port
+
+
+def _project(proj, m, role):
+    count = proj.begin(m, role)
+    size = 0
+    for i in range(count):
+        size += len(proj.record(i))
+    return count, size
+
+
+def _every(n, fn):
+    # An on_step callback for driver.play() calling fn(m) after every n-th command.
+    step = [0]
+
+    def on_step(m, kind, seat, arg, t, code):
+        step[0] += 1
+        if step[0] % n == 0:
+            fn(m)
+
+    return on_step
+
+
+def measure(name, preset, roles, vision):
+    proj = Projector()
+    stats = [0, 0, 0, 0, 0, 0.0]  # views, records, bytes, max records, max bytes, us
+
+    def sample(m):
+        saved1 = m.vision[1]
+        saved2 = m.vision[2]
+        m.vision[1] = vision  # 0: radius 3, >0: radius 6, whatever the match did
+        m.vision[2] = vision
+        for role in roles:
+            count, size = _project(proj, m, role)
+            stats[0] += 1
+            stats[1] += count
+            stats[2] += size
+            stats[3] = max(stats[3], count)
+            stats[4] = max(stats[4], size)
+            best = None
+            for _ in range(REPEAT):  # the fastest of a few runs: the least disturbed one
+                start = _clock()
+                _project(proj, m, role)
+                us = _elapsed_us(start)
+                if best is None or us < best:
+                    best = us
+            stats[5] += best
+        m.vision[1] = saved1
+        m.vision[2] = saved2
+
+    for seed in range(SEEDS):
+        play(new_match(seed, preset, countdown_ms=0), seed, STEPS, _every(EVERY, sample))
+    views = stats[0]
+    return {
+        "name": name,
+        "views": views,
+        "records_total": stats[1],
+        "bytes_total": stats[2],
+        "records_mean": round(stats[1] / views, 2),
+        "records_max": stats[3],
+        "bytes_mean": round(stats[2] / views, 1),
+        "bytes_max": stats[4],
+        "us_per_view": round(stats[5] / views, 1),
+    }
+
+
+def run_all():
+    return [measure(*scenario) for scenario in SCENARIOS]
+
+
+def _upy_rows():
+    # CPython only: the same measurements under the micropython binary.
+    import os
+    import shutil
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    binary = os.environ.get("MICROPY_MICROPYTHON") or os.path.join(
+        root, ".venv", "bin", "micropython"
+    )
+    if not os.path.isfile(binary):
+        binary = shutil.which("micropython")
+    if not binary:
+        return None
+    out = subprocess.run(
+        [binary, "-X", "heapsize=2wM", "tools/bench_projector.py", "--raw"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    ).stdout
+    return {row["name"]: row for row in map(json.loads, out.splitlines())}
+
+
+def main(argv):
+    if "--raw" in argv:
+        for row in run_all():
+            print(json.dumps(row))
+        return
+    rows = run_all()
+    upy = None if "--no-upy" in argv else _upy_rows()
+    for row in rows:
+        row["us_per_view_cpython"] = row.pop("us_per_view")
+        if upy is not None:
+            us = upy[row["name"]]["us_per_view"]
+            row["us_per_view_upy"] = us
+            row["esp32_ms_estimate"] = round(us * ESP32_FACTOR / 1000, 1)
+            # The same records on both interpreters (the differential test checks the bytes).
+            assert upy[row["name"]]["bytes_total"] == row["bytes_total"]
+    if "--json" in argv:
+        print(json.dumps(rows, indent=2))
+        return
+    header = (
+        "view",
+        "views",
+        "rec mean",
+        "rec max",
+        "bytes mean",
+        "bytes max",
+        "us CPython",
+        "us unix",
+        "ms ESP32*",
+    )
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        cells = (
+            row["name"],
+            row["views"],
+            row["records_mean"],
+            row["records_max"],
+            row["bytes_mean"],
+            row["bytes_max"],
+            row["us_per_view_cpython"],
+            row.get("us_per_view_upy", "-"),
+            row.get("esp32_ms_estimate", "-"),
+        )
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+    print("* estimate: unix port time x %d (docs/platform notes)" % ESP32_FACTOR)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
