@@ -13,7 +13,7 @@ UPY_HEAP ?= 128wK
 export UPY_HEAP
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
@@ -49,3 +49,68 @@ clean: ## remove build output and caches (keeps .venv)
 
 distclean: clean ## clean, and remove .venv too
 	rm -rf $(VENV)
+
+RUN_HEAP ?= 128wK
+run: $(STAMP) ## host a game on this laptop (MicroPython unix port, board-like heap); Ctrl-C stops
+	MICROPY_MICROPYTHON=$(CURDIR)/$(UPY) MAZE_HEAP=$(RUN_HEAP) sh tools/run_host.sh
+
+bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size, latency -> build/bench.json
+	$(PY) tools/bench.py
+
+fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
+	$(PY) tools/fairness.py 1000
+
+# --- Board: image, deploy, flashing (docs/hardware.md) ---------------------------------------
+# PORT    serial port: /dev/ttyUSB0, /dev/ttyACM0 (ESP32-S3 native USB), /dev/pts/N (virtual board)
+# CHIP    esp32 | esp32s3: esptool's --chip, and where the firmware goes (0x1000 | 0x0)
+# BIN     the MicroPython firmware .bin for flash-firmware
+# MARCH   mpy-cross -march for build/deploy (xtensawin); default: portable bytecode
+# FROZEN  FROZEN=1: game/net/microdot are frozen into the firmware (manifest.py); ship the rest
+# RESUME  RESUME=1: never reset the board (the virtual board, whose process would end)
+# BOOT    BOOT=1: make vboard runs the deployed boot.py + main.py instead of the REPL
+PORT ?=
+CHIP ?= esp32
+BAUD ?= 460800
+BIN ?=
+MARCH ?=
+FROZEN ?=
+RESUME ?=
+BOOT ?=
+IMAGE := build/image
+VFLASH ?= build/vflash
+FLASH_OFFSET = $(if $(filter esp32,$(CHIP)),0x1000,0x0)
+
+.PHONY: build deploy repl logs flash-erase flash-firmware vboard need-port need-esptool
+
+need-port:
+	@test -n "$(PORT)" || { echo "error: PORT is not set: make $(MAKECMDGOALS) PORT=/dev/ttyUSB0 (see ls /dev/ttyUSB* /dev/ttyACM*)" >&2; exit 2; }
+
+need-esptool: $(STAMP)
+	@$(PY) -c "import esptool" 2>/dev/null || { echo "error: esptool is missing: $(PY) -m pip install esptool==5.6.0" >&2; exit 2; }
+	@case "$(CHIP)" in esp32|esp32s3) ;; *) echo "error: CHIP must be esp32 or esp32s3, not '$(CHIP)'" >&2; exit 2;; esac
+
+build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1)
+	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen)
+
+deploy: need-port build ## copy changed files to the board, reset it: make deploy PORT=/dev/ttyUSB0
+	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume)
+
+repl: need-port $(STAMP) ## MicroPython prompt on the board (Ctrl-C stops the game, Ctrl-] quits)
+	$(PY) -m mpremote connect $(PORT) $(if $(RESUME),resume) repl
+
+logs: need-port $(STAMP) ## follow the board's output without resetting it (copy: build/board.log)
+	@mkdir -p build
+	$(PY) -m mpremote connect $(PORT) resume repl --capture build/board.log
+
+flash-erase: need-port need-esptool ## erase the board's whole flash: PORT=... CHIP=esp32|esp32s3
+	$(PY) -m esptool --chip $(CHIP) --port $(PORT) erase-flash
+
+flash-firmware: need-port need-esptool ## write MicroPython: PORT=... CHIP=esp32|esp32s3 BIN=file.bin
+	@test -n "$(BIN)" || { echo "error: BIN is not set: make flash-firmware PORT=$(PORT) CHIP=$(CHIP) BIN=path/to/ESP32_GENERIC-v1.xx.bin" >&2; exit 2; }
+	@test -f "$(BIN)" || { echo "error: no firmware file '$(BIN)'" >&2; exit 2; }
+	$(PY) -m esptool --chip $(CHIP) --port $(PORT) --baud $(BAUD) write-flash $(FLASH_OFFSET) $(BIN)
+
+vboard: $(STAMP) ## virtual board on a pty, flash in build/vflash; BOOT=1 runs the deployed game
+	MAZE_HTTP_PORT=$${MAZE_HTTP_PORT:-8080} MAZE_DNS_PORT=$${MAZE_DNS_PORT:-5353} \
+	MAZE_BIND=$${MAZE_BIND:-127.0.0.1} \
+		$(PY) tools/virtual_board.py --flash $(VFLASH) $(if $(BOOT),--boot)

@@ -2,9 +2,11 @@
 # workload (a driven classic match, commands recorded first), then replayed with the timer on.
 # Per accepted move it costs: the engine (enqueue + process) and the views of both players and
 # one observer (projector plan + every record written). Prints one JSON line.
-# Usage: bench_core.py [--moves N] [--preset NAME] [--no-views] [--save FILE | --load FILE]
+# Usage: bench_core.py [--moves N] [--preset NAME] [--no-views] [--resets-only]
+#                      [--save FILE | --load FILE]
 # --save writes the recorded workload (native-endian uint32 pairs) and exits; --load replays a
-# saved one, so that an instruction count (callgrind) covers the replay and not the recording.
+# saved one, so that an instruction count (callgrind) covers the replay and not the recording;
+# --resets-only repeats only the resets between games, the baseline that count subtracts.
 import sys
 
 sys.path[0:0] = ["firmware", "host_tests/core"]
@@ -103,7 +105,7 @@ class Totals:
         self.alloc = 0
 
 
-def replay(m, commands, limit, proj, views, totals):
+def replay(m, commands, limit, proj, views, totals, moves=True):
     # Commands come from several consecutive games; between games the match is reset, which
     # generates a maze (that allocates, and is not a move), so time and allocation are measured
     # per segment between resets, with the collector off inside a segment.
@@ -126,6 +128,9 @@ def replay(m, commands, limit, proj, views, totals):
             gc.disable()
             mark = mem_alloc()
             start = now_us()
+        if not moves:  # --resets-only: the same resets, no move work (instruction baseline)
+            m.now = t
+            continue
         m.enqueue(word >> 24, word >> 16 & 0xFF, word >> 8 & 0xFF, t)
         if m.process() == 0:
             totals.accepted += 1
@@ -145,6 +150,7 @@ def main(argv):
     views = True
     save = None
     load = None
+    moves_on = True
     i = 1
     while i < len(argv):
         if argv[i] == "--moves":
@@ -155,6 +161,8 @@ def main(argv):
             i += 1
         elif argv[i] == "--no-views":
             views = False
+        elif argv[i] == "--resets-only":
+            moves_on = False
         elif argv[i] == "--save":
             save = argv[i + 1]
             i += 1
@@ -177,7 +185,7 @@ def main(argv):
     m.reset(7)
     m.start(0)
     totals = Totals()
-    replay(m, commands, len(commands), proj, views, totals)
+    replay(m, commands, len(commands), proj, views, totals, moves_on)
     accepted = totals.accepted
     took = totals.us
     alloc_per_move = (

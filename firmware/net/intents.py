@@ -1,0 +1,167 @@
+# The inbound half of the WebSocket vocabulary: one JSON text message -> one small command
+# tuple, and the gateway's refusal codes. Pure (no socket, no clock), so it runs and is tested
+# on CPython and MicroPython alike. Validate here, then trust: whatever leaves parse() is
+# well-formed, and nothing a client sends can raise past it.
+#
+#   kind, c, arg, token, name = parse(payload)     # payload: str, bytes or memoryview
+#
+# ERROR   c (or -1), code name (str)               malformed, wrong types, unknown intent
+# JOIN    -1, ROLE_PLAY / ROLE_WATCH, token|None, name|None
+# MOVE    c, direction 0..3 (rules.N, E, S, W)
+# DROP    c, 0
+# READY   c, 0                                     "ready" and "rematch" alike
+# LEAVE   c, 0
+# PING    c, 0
+import json
+
+from game.compat import const
+from game.rules import DIR_NAMES
+
+MAX_MESSAGE = const(512)  # bytes of one inbound frame payload (larger: close 1009)
+MAX_NAME = const(12)  # characters of a player name after cleaning
+TOKEN_CHARS = const(32)  # a seat token: 16 random bytes as lowercase hex
+SEQ_MAX = const(0x3FFFFFFF)  # client sequences are 1..SEQ_MAX (small ints on the board)
+
+# Command kinds.
+ERROR = const(0)
+JOIN = const(1)
+MOVE = const(2)
+DROP = const(3)
+READY = const(4)
+LEAVE = const(5)
+PING = const(6)
+
+ROLE_PLAY = const(1)
+ROLE_WATCH = const(2)
+
+# Gateway refusal codes, sent as {"t":"err","code":...}; the engine's own codes are the names
+# in game.rules.CODE_NAMES (WALL, COOLDOWN, PHASE, NOT_PLAYER, ...).
+BAD_JSON = "BAD_JSON"  # not UTF-8 JSON, or not one JSON object
+UNKNOWN_INTENT = "UNKNOWN_INTENT"  # "t" missing, not text, or not in the vocabulary
+BAD_SEQ = "BAD_SEQ"  # "c" missing or not an integer 1..SEQ_MAX
+BAD_VALUE = "BAD_VALUE"  # another field of the wrong type or out of its range
+BAD_TOKEN = "BAD_TOKEN"  # token malformed, or it holds no seat
+TOO_LARGE = "TOO_LARGE"  # frame over MAX_MESSAGE bytes (then close 1009)
+FRAGMENTED = "FRAGMENTED"  # continuation frames (then close 1003)
+NOT_JOINED = "NOT_JOINED"  # a game intent before a successful join
+ALREADY_JOINED = "ALREADY_JOINED"  # a second join on the same socket
+ROOM_FULL = "ROOM_FULL"  # no free seat / observer place (then close 4003)
+INTERNAL = "INTERNAL"  # the server failed on this message (then close 1011)
+GATEWAY_CODES = (
+    BAD_JSON,
+    UNKNOWN_INTENT,
+    BAD_SEQ,
+    BAD_VALUE,
+    BAD_TOKEN,
+    TOO_LARGE,
+    FRAGMENTED,
+    NOT_JOINED,
+    ALREADY_JOINED,
+    ROOM_FULL,
+    INTERNAL,
+)
+
+# Intent names -> kinds. A tuple of pairs, never a dict (no reliance on dict order).
+INTENTS = (
+    ("join", JOIN),
+    ("move", MOVE),
+    ("drop", DROP),
+    ("ready", READY),
+    ("rematch", READY),
+    ("leave", LEAVE),
+    ("ping", PING),
+)
+
+_HEX = "0123456789abcdef"
+_NAME_DROP = "<>&\"'`\\"  # characters a name never keeps (it may end up in someone's HTML)
+
+
+def _error(code, c=-1):
+    return (ERROR, c, code, None, None)
+
+
+def _seq(value):
+    """value as a client sequence, or -1 (bool is not an int here, floats are refused)."""
+    if type(value) is int and 1 <= value <= SEQ_MAX:
+        return value
+    return -1
+
+
+def clean_name(text):
+    """Up to MAX_NAME printable characters of text, without markup characters."""
+    kept = []
+    for ch in text:
+        if len(kept) == MAX_NAME:
+            break
+        code = ord(ch)
+        if code < 32 or 127 <= code < 160 or ch in _NAME_DROP:
+            continue
+        kept.append(ch)
+    return "".join(kept).strip()
+
+
+def valid_token(value):
+    """True for exactly TOKEN_CHARS lowercase hex characters."""
+    if type(value) is not str or len(value) != TOKEN_CHARS:
+        return False
+    for ch in value:
+        if ch not in _HEX:
+            return False
+    return True
+
+
+def _loads(payload):
+    try:
+        return json.loads(payload)  # MicroPython reads a memoryview in place
+    except TypeError:  # CPython's json takes str, bytes or bytearray only
+        return json.loads(bytes(payload))
+
+
+def parse(payload):
+    """One inbound message -> (kind, c, arg, token, name). Never raises."""
+    try:
+        msg = _loads(payload)
+    except Exception:  # ValueError, UnicodeError, MemoryError, RecursionError: all bad input
+        return _error(BAD_JSON)
+    if type(msg) is not dict:
+        return _error(BAD_JSON)
+    name = msg.get("t")
+    kind = ERROR
+    if type(name) is str:
+        for intent, value in INTENTS:
+            if intent == name:
+                kind = value
+                break
+    if kind == ERROR:
+        return _error(UNKNOWN_INTENT, _seq(msg.get("c")))
+    if kind == JOIN:
+        return _parse_join(msg)
+    c = _seq(msg.get("c"))
+    if c < 0:
+        return _error(BAD_SEQ)
+    if kind == MOVE:
+        d = msg.get("d")
+        for direction in range(4):
+            if DIR_NAMES[direction] == d:
+                return (MOVE, c, direction, None, None)
+        return _error(BAD_VALUE, c)
+    return (kind, c, 0, None, None)
+
+
+def _parse_join(msg):
+    role = msg.get("role")
+    if role == "play":
+        role = ROLE_PLAY
+    elif role == "watch":
+        role = ROLE_WATCH
+    else:
+        return _error(BAD_VALUE)
+    token = msg.get("token")
+    if token is not None and not valid_token(token):
+        return _error(BAD_TOKEN)
+    name = msg.get("name")
+    if name is not None:
+        if type(name) is not str:
+            return _error(BAD_VALUE)
+        name = clean_name(name)
+    return (JOIN, -1, role, token, name)

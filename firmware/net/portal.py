@@ -1,0 +1,159 @@
+# HTTP side of the captive portal, as functions that add routes to a Microdot app: the OS
+# connectivity probes, redirects to the game, /status and the phone client page.
+#
+# Probe policy (docs/captive-portal.md): every probe gets the answer of a working internet
+# connection, so phones stay on the board's Wi-Fi and open no captive sign-in popup (WebSockets
+# fail in Apple's popup, and dismissing it can drop the Wi-Fi). Players open the game in their
+# real browser at the printed address; any other host name or path redirects there.
+
+import gc
+import json
+import os
+
+from microdot import Response
+
+# Probe path -> (status, content type, body). Matched on the path alone, whatever the Host.
+PROBES = (
+    ("/generate_204", 204, None, b""),  # Android, ChromeOS (connectivitycheck.gstatic.com)
+    ("/gen_204", 204, None, b""),  # older Android / Chrome builds
+    (
+        "/hotspot-detect.html",  # Apple iOS / macOS (captive.apple.com)
+        200,
+        "text/html",
+        b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>",
+    ),
+    (
+        "/library/test/success.html",  # older Apple (www.apple.com)
+        200,
+        "text/html",
+        b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>",
+    ),
+    ("/connecttest.txt", 200, "text/plain", b"Microsoft Connect Test"),  # Windows 10/11
+    ("/ncsi.txt", 200, "text/plain", b"Microsoft NCSI"),  # older Windows
+    (
+        "/canonical.html",  # Firefox (detectportal.firefox.com)
+        200,
+        "text/html",
+        b'<meta http-equiv="refresh" '
+        b'content="0;url=https://support.mozilla.org/kb/captive-portal"/>',
+    ),
+    ("/success.txt", 200, "text/plain", b"success\n"),  # Firefox
+)
+
+HTML_TYPE = "text/html; charset=utf-8"
+JSON_TYPE = "application/json"
+
+
+def board_url(address, port=80):
+    """The address players type: 'http://192.168.4.1/' (the port only if it is not 80)."""
+    if port == 80:
+        return "http://%s/" % address
+    return "http://%s:%d/" % (address, port)
+
+
+def add_portal_routes(app, url):
+    """Probe answers, favicon, and redirects to `url` for foreign hosts and unknown paths.
+
+    The probes and the favicon are not routes: each Microdot route keeps a URL pattern, a
+    compiled regex and its segment list for good (~0.5 KB apiece on the unix port), and a
+    request for an unknown path compiles every one. They are answered by the 404 handler,
+    which runs only when no route matched (and before_request never runs there).
+    """
+    host = url.split("/")[2].lower()  # '192.168.4.1' or '127.0.0.1:8080'
+    hosts = (host, host + ":80") if ":" not in host else (host,)
+
+    def board_host(request):
+        wanted = request.headers.get("Host")
+        return wanted is None or wanted.lower() in hosts
+
+    @app.before_request
+    def foreign_host(request):
+        # a phone that typed another name ends up on the one address the client expects,
+        # so every page, cookie and WebSocket of the game shares one origin
+        if board_host(request):
+            return None
+        return _redirect(url)
+
+    @app.errorhandler(404)
+    def unknown_path(request):
+        if request.method == "GET" or request.method == "HEAD":
+            path = request.path
+            for probe in PROBES:
+                if probe[0] == path:  # whatever the Host: the OS asks its own server's name
+                    return _probe(probe)
+            if path == "/favicon.ico" and board_host(request):
+                # a 302 would make the browser fetch the whole page as an icon
+                return Response(b"", 204, {"Cache-Control": "max-age=86400"})
+        return _redirect(url)
+
+    @app.errorhandler(405)
+    def wrong_method(request):
+        return _redirect(url)
+
+
+def _redirect(url):
+    return Response(b"", 302, {"Location": url, "Cache-Control": "no-store"}, "Found")
+
+
+def _probe(probe):
+    _, status, content_type, body = probe
+    headers = {"Cache-Control": "no-store"}
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    return Response(body, status, headers)
+
+
+def add_status_route(app, status_fn):
+    """GET /status: the dict from status_fn() plus the Python heap figures, as JSON."""
+
+    @app.route("/status")
+    def status(request):
+        info = status_fn()
+        mem_free = getattr(gc, "mem_free", None)
+        if mem_free is not None:
+            info["mem_free"] = mem_free()
+            info["mem_alloc"] = gc.mem_alloc()
+        return Response(
+            json.dumps(info), 200, {"Content-Type": JSON_TYPE, "Cache-Control": "no-store"}
+        )
+
+
+def add_client_routes(app, web_dir):
+    """GET / and /index.html: the phone client, index.html.gz if present, else index.html.
+
+    The file is looked up on every request (a new client can be copied without a restart) and
+    streamed in Microdot's 1 KB chunks, never read whole into RAM.
+    """
+
+    def index(request):
+        path, encoding = _client_file(web_dir)
+        if path is None:
+            return Response(
+                "The phone client is missing from %s/ on the board.\n" % web_dir,
+                503,
+                {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"},
+            )
+        headers = {
+            "Content-Type": HTML_TYPE,
+            "Cache-Control": "no-cache",  # revalidate, so a new firmware's client shows up
+            "Content-Length": str(os.stat(path)[6]),
+        }
+        if encoding is not None:
+            headers["Content-Encoding"] = encoding
+        if request.method == "HEAD":
+            return Response(b"", 200, headers)
+        return Response(open(path, "rb"), 200, headers)
+
+    app.route("/")(index)
+    app.route("/index.html")(index)
+
+
+def _client_file(web_dir):
+    for name, encoding in (("index.html.gz", "gzip"), ("index.html", None)):
+        path = web_dir + "/" + name
+        try:
+            os.stat(path)
+        except OSError:
+            continue
+        return path, encoding
+    return None, None

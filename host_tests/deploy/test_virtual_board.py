@@ -1,0 +1,317 @@
+# The laptop-to-board path without hardware: build the image, deploy it with tools/deploy.py
+# to a virtual board (the MicroPython unix port on a pty, a temp folder as its flash), check
+# with mpremote's own commands what arrived, then boot the deployed boot.py + main.py and
+# fetch the phone client over HTTP. No mocks: every board is a real micropython process.
+#
+# The .mpy mismatch paths use images that a real mpy-cross could make for another board:
+# native code compiled for xtensawin (the ESP32's architecture; the virtual board is x64), and
+# an image whose .mpy files carry version 5 (MicroPython 1.12-1.18). The second is made by
+# patching the version byte of real .mpy files, since no v5 mpy-cross is installed; both tests
+# also show that the virtual board itself refuses such a file, so deploy refuses what the
+# board would.
+import gzip
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import build_image
+from virtual_board import VirtualBoard, VirtualBoardError, find_micropython
+
+pytestmark = pytest.mark.upy
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ROOT / "tools"
+FIRMWARE = ROOT / "firmware"
+# The heap of an ESP32 without PSRAM after its one growth (~112 KB); `w` scales to 32-bit words.
+BOOT_HEAP = "112wK"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _micropython():
+    try:
+        find_micropython()
+    except VirtualBoardError as err:
+        if os.environ.get("CI") == "true":
+            pytest.fail(str(err))
+        pytest.skip(str(err))
+
+
+def run_tool(script, *args, timeout=120):
+    return subprocess.run(
+        [sys.executable, str(TOOLS / script), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def mpremote(board, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "mpremote", "connect", board.port, "resume", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def deploy(board, image, *extra):
+    return run_tool("deploy.py", "--port", board.port, "--resume", "--image", image, *extra)
+
+
+def board_hashes(board, paths):
+    """{path: sha256} for `paths` on the board, from `mpremote sha256sum` (missing: absent)."""
+    out = mpremote(board, "sha256sum", *[":" + p for p in paths]).stdout.splitlines()
+    found = {}
+    for label, digest in zip(out, out[1:]):
+        if label.startswith("sha256sum :") and len(digest) == 64:
+            found[label[len("sha256sum :") :]] = digest
+    return found
+
+
+_LIST_FILES = """
+import os
+def walk(d):
+    for e in os.ilistdir(d or '.'):
+        p = d + '/' + e[0] if d else e[0]
+        if e[1] == 0x4000:
+            walk(p)
+        else:
+            print('F', p)
+walk('')
+"""
+
+
+def board_files(board):
+    result = mpremote(board, "exec", _LIST_FILES)
+    assert result.returncode == 0, result.stderr
+    return sorted(line[2:] for line in result.stdout.splitlines() if line.startswith("F "))
+
+
+def one_line_error(result, code, *needles):
+    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("deploy: error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def free_port(kind):
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def image(tmp_path_factory):
+    out = tmp_path_factory.mktemp("image") / "image"
+    result = run_tool("build_image.py", "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "total" in result.stdout
+    return out
+
+
+@pytest.fixture
+def board(tmp_path):
+    with VirtualBoard(tmp_path / "flash") as vb:
+        yield vb
+
+
+# -- the image --------------------------------------------------------------------------------
+
+
+def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
+    _, entries = build_image.read_manifest(image)
+    listed = {path for path, _, _ in entries}
+    assert listed == set(build_image.image_files(image))
+    for package in build_image.CODE_PACKAGES:
+        for src in (FIRMWARE / package).rglob("*.py"):
+            assert src.relative_to(FIRMWARE).with_suffix(".mpy").as_posix() in listed
+    assert not [p for p in listed if p.startswith(("game/", "net/")) and p.endswith(".py")]
+    for name in build_image.SOURCE_FILES:
+        if (FIRMWARE / name).is_file():
+            assert (image / name).read_bytes() == (FIRMWARE / name).read_bytes()
+    for name in ("__init__", "microdot", "websocket", "helpers"):
+        assert f"lib/microdot/{name}.mpy" in listed
+    assert not [p for p in listed if "hostboard" in p or p.split("/")[-1] == "network.py"]
+    for src in (FIRMWARE / "web").rglob("*"):
+        if src.is_file():
+            packed = image / "web" / (src.relative_to(FIRMWARE / "web").as_posix() + ".gz")
+            assert gzip.decompress(packed.read_bytes()) == src.read_bytes()
+            assert packed.read_bytes()[4:8] == b"\0\0\0\0"  # mtime 0: reproducible
+    for path, size, digest in entries:
+        data = (image / path).read_bytes()
+        assert (len(data), hashlib.sha256(data).hexdigest()) == (size, digest)
+
+
+def test_image_build_is_reproducible(image, tmp_path):
+    again = tmp_path / "again"
+    assert run_tool("build_image.py", "--out", again).returncode == 0
+    assert (again / "MANIFEST.txt").read_text() == (image / "MANIFEST.txt").read_text()
+
+
+# -- deploy -----------------------------------------------------------------------------------
+
+
+def test_deploy_copies_the_image_then_only_what_changed(image, board):
+    _, entries = build_image.read_manifest(image)
+    expected = {path: digest for path, _, digest in entries}
+    settings = board.flash_dir / "settings.json"
+    settings.write_text('{"preset": "small"}\n')
+
+    first = deploy(board, image)
+    assert first.returncode == 0, first.stderr
+    assert f"copying {len(entries)} of {len(entries)} files" in first.stdout
+    assert board_hashes(board, list(expected)) == expected
+    assert board_files(board) == sorted(list(expected) + ["settings.json"])
+
+    second = deploy(board, image)
+    assert second.returncode == 0, second.stderr
+    assert "up to date" in second.stdout and "copying" not in second.stdout
+
+    # One stale file on the board (an older build): exactly that one is copied again.
+    stale = sorted(p for p in expected if p.startswith("game/"))[0]
+    (board.flash_dir / stale).write_bytes(b"M\x06\x00\x1fold")
+    third = deploy(board, image)
+    assert third.returncode == 0, third.stderr
+    assert "copying 1 of" in third.stdout and stale in third.stdout
+    assert board_hashes(board, [stale]) == {stale: expected[stale]}
+    assert settings.read_text() == '{"preset": "small"}\n'  # never touched by a deploy
+
+
+def test_deploy_refuses_native_code_for_another_architecture(tmp_path, board):
+    fw = tmp_path / "fw"
+    (fw / "game").mkdir(parents=True)
+    (fw / "game" / "fast.py").write_text(
+        "import micropython\n\n\n@micropython.native\ndef add(a, b):\n    return a + b\n"
+    )
+    esp_image = tmp_path / "esp-image"
+    built = run_tool(
+        "build_image.py", "--firmware", fw, "--out", esp_image, "--march", "xtensawin"
+    )
+    assert built.returncode == 0, built.stderr
+    header, _ = build_image.read_manifest(esp_image)
+    assert header["native"] == "6.3 xtensawin"
+
+    result = deploy(board, esp_image)
+    one_line_error(result, 4, "mismatch", "game/fast.mpy", "xtensawin", "x64", "MARCH=")
+    assert board_files(board) == []  # nothing copied
+
+    # The board agrees: copied by hand, the file does not import.
+    mpremote(board, "fs", "mkdir", "game")
+    mpremote(board, "fs", "cp", str(esp_image / "game" / "fast.mpy"), ":game/fast.mpy")
+    refused = mpremote(board, "exec", "import game.fast")
+    assert "incompatible .mpy arch" in refused.stdout + refused.stderr
+
+
+def test_deploy_refuses_an_image_of_another_mpy_version(image, tmp_path, board):
+    old = tmp_path / "old-image"
+    shutil.copytree(image, old)
+    for mpy in old.rglob("*.mpy"):
+        data = bytearray(mpy.read_bytes())
+        data[1] = 5  # the .mpy version of MicroPython 1.12-1.18
+        mpy.write_bytes(bytes(data))
+    headers = [
+        line[2:]
+        for line in (old / "MANIFEST.txt").read_text().splitlines()
+        if line.startswith("# ")
+    ]
+    build_image.write_manifest(
+        old, [h.replace("mpy-version: 6.3", "mpy-version: 5") for h in headers]
+    )
+
+    result = deploy(board, old)
+    one_line_error(result, 4, "mismatch", ".mpy v5", ".mpy v6", "flash MicroPython >= 1.23")
+    assert board_files(board) == []
+
+    target = sorted(
+        p.relative_to(old).as_posix() for p in old.rglob("game/*.mpy") if p.stem != "__init__"
+    )[0]
+    mpremote(board, "fs", "mkdir", "game")
+    mpremote(board, "fs", "cp", str(old / target), ":" + target)
+    module = target[:-4].replace("/", ".")
+    refused = mpremote(board, "exec", f"import {module}")
+    assert "incompatible .mpy file" in refused.stdout + refused.stderr
+
+
+def test_deploy_names_a_missing_port(image, tmp_path):
+    missing = "/dev/pts/4095"
+    assert not os.path.exists(missing)
+    result = run_tool("deploy.py", "--port", missing, "--resume", "--image", image)
+    one_line_error(result, 3, f"no board on {missing}")
+
+
+def test_deploy_without_port_or_image_fails_clearly(tmp_path):
+    one_line_error(run_tool("deploy.py", "--image", tmp_path), 2, "--port")
+    result = run_tool("deploy.py", "--port", "/dev/null", "--image", tmp_path / "none")
+    one_line_error(result, 2, "make build")
+
+
+@pytest.fixture
+def small_flash(tmp_path):
+    """A 16 KB tmpfs as the flash (needs root and mount; skipped where not allowed)."""
+    mount_point = tmp_path / "small-flash"
+    mount_point.mkdir()
+    if not shutil.which("mount") or os.geteuid() != 0:
+        pytest.skip("a small flash needs root to mount a tmpfs")
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+    )
+    if made.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here: " + made.stderr.strip())
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=False)
+
+
+def test_deploy_reports_a_full_flash(image, small_flash):
+    with VirtualBoard(small_flash) as board:
+        before = deploy(board, image)
+        one_line_error(before, 5, "flash full", "KB free")
+        assert board_files(board) == []
+        during = deploy(board, image, "--no-space-check")
+        one_line_error(during, 5, "flash full while copying")
+
+
+# -- booting what was deployed ----------------------------------------------------------------
+
+
+def test_deployed_firmware_boots_and_serves_the_client(image, tmp_path):
+    if not (FIRMWARE / "main.py").is_file():
+        pytest.skip("firmware/main.py does not exist yet: nothing to boot")
+    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
+    with VirtualBoard(tmp_path / "flash", heapsize=BOOT_HEAP) as board:
+        assert deploy(board, image).returncode == 0
+        # The REPL imports the deployed .mpy files, not the repository's firmware/.
+        where = mpremote(board, "exec", "import net.portal, microdot; print(net.portal.__file__)")
+        assert where.stdout.strip() == "net/portal.mpy", where.stdout + where.stderr
+        board.boot(
+            {
+                "MAZE_HTTP_PORT": str(http_port),
+                "MAZE_DNS_PORT": str(dns_port),
+                "MAZE_BIND": "127.0.0.1",
+            }
+        )
+        board.wait_listening(http_port)
+        with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/", timeout=10) as resp:
+            body = resp.read()
+            assert resp.status == 200
+            encoding = resp.headers.get("Content-Encoding")
+        client = FIRMWARE / "web" / "index.html"
+        if client.is_file():
+            assert encoding == "gzip"
+            assert gzip.decompress(body) == client.read_bytes()
+        assert board.process.poll() is None, board.read_log()
+        assert "http: serving" in board.read_log()

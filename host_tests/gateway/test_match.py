@@ -1,0 +1,153 @@
+# Whole matches against the real firmware: a win, a draw inside the finish window, a forfeit
+# when the grace period runs out, and a rematch; with what each role may and may not see.
+import asyncio
+import time
+
+import pytest
+from game_client import (
+    GameClient,
+    both_ready,
+    check_observer_view,
+    check_player_view,
+    close_all,
+    fetch_own_key_and_open_exit,
+    run,
+    two_players_and_observer,
+)
+
+pytestmark = [pytest.mark.upy, pytest.mark.slow]
+
+PRIVATE_EVENTS = ("compass", "vision")  # only ever for the seat itself and the observers
+
+
+def check_entitlements(p1, p2, obs):
+    for seat, player in ((1, p1), (2, p2)):
+        for view in player.views:
+            check_player_view(view, seat)
+        for ev in player.events:
+            if ev["e"] in PRIVATE_EVENTS:
+                assert ev["seat"] == seat, (seat, ev)
+    for view in obs.views:
+        check_observer_view(view)
+
+
+def test_full_match_to_a_win(game_board):
+    async def scenario():
+        p1, p2, obs = await two_players_and_observer(game_board.ws_url)
+        assert p1.welcome["seat"] == 1 and p2.welcome["seat"] == 2
+        assert p1.welcome["token"] != p2.welcome["token"]
+        assert len(p1.welcome["token"]) == 32
+        assert "token" not in obs.welcome
+        assert (await p1.intent("ready"))["t"] == "ack"
+        assert (await p2.intent("ready"))["t"] == "ack"
+        # The countdown starts at once and ends on the timer, with nobody sending anything.
+        countdown = await obs.event("phase", ph="countdown")
+        assert countdown["ms"] == 300
+        early = await p1.move("N", retry_cooldown=False)
+        assert early == {"t": "err", "c": early["c"], "code": "COUNTDOWN"}
+        for client in (p1, p2, obs):
+            await client.event("phase", ph="active", timeout=3)
+        maze = await obs.view_where(lambda v: v["ph"] == "active")
+        check_observer_view(maze)
+        assert len(maze["objects"]) == 8  # 2 keys, 2 exits, 2 compasses, 1 pair of artifacts
+
+        outward = await fetch_own_key_and_open_exit(p1, obs)
+        await asyncio.sleep(0.12)  # the cooldown of the last step
+        reply = await p1.move(outward)
+        assert reply["t"] == "ack" and reply["cs"] > 0
+        await obs.event("exited", seat=1, first=True)
+        # Nobody sends anything now: the timer closes the 200 ms finish window.
+        for client in (p1, p2, obs):
+            result = await client.event("result", timeout=3)
+            assert result["result"] == "win" and result["winner"] == 1
+            await client.event("phase", ph="finished")
+        final = await obs.view_where(lambda v: v["ph"] == "finished")
+        assert final["st"]["res"] == "win" and final["st"]["win"] == 1
+        assert final["st"]["players"][0]["xd"] == 1 and final["st"]["players"][0]["xt"] >= 0
+        await p2.view_where(lambda v: v["ph"] == "finished" and v["st"]["res"] == "win")
+        # The observer heard every event of seat 1's walk; the opponent only what it saw.
+        assert {"key_picked", "exit_opened", "exited"} <= {e["e"] for e in obs.events}
+        assert any(e["e"] == "key_picked" and e["seat"] == 1 for e in p1.events)
+        check_entitlements(p1, p2, obs)
+        # Finished: moves are refused with the engine's code and the client sequence.
+        late = await p2.move("N", retry_cooldown=False)
+        assert late["t"] == "err" and late["code"] == "PHASE"
+        await close_all(p1, p2, obs)
+
+    run(scenario())
+
+
+def test_draw_inside_the_finish_window(game_board):
+    async def scenario():
+        p1, p2, obs = await two_players_and_observer(game_board.ws_url)
+        await both_ready(p1, p2)
+        await obs.view_where(lambda v: v["ph"] == "active")
+        out1, out2 = await asyncio.gather(
+            fetch_own_key_and_open_exit(p1, obs), fetch_own_key_and_open_exit(p2, obs)
+        )
+        await asyncio.sleep(0.12)
+        r1, r2 = await asyncio.gather(p1.move(out1), p2.move(out2))
+        assert r1["t"] == "ack" and r2["t"] == "ack", (r1, r2)
+        for client in (p1, p2, obs):
+            result = await client.event("result", timeout=3)
+            assert result == {**result, "result": "draw", "winner": 0}
+        final = await obs.view_where(lambda v: v["ph"] == "finished")
+        assert final["st"]["res"] == "draw"
+        times = [seat["xt"] for seat in final["st"]["players"]]
+        assert min(times) >= 0 and abs(times[0] - times[1]) <= 200
+        check_entitlements(p1, p2, obs)
+        await close_all(p1, p2, obs)
+
+    run(scenario())
+
+
+def test_forfeit_when_the_grace_period_ends(game_board):
+    async def scenario():
+        p1, p2, obs = await two_players_and_observer(game_board.ws_url)
+        await both_ready(p1, p2)
+        await p2.ws.close()  # the phone goes away without a word
+        gone = time.monotonic()
+        await obs.until(
+            lambda: obs.rooms and obs.rooms[-1]["p"][1] and not obs.rooms[-1]["p"][1]["on"],
+            what="seat 2 shown away",
+        )
+        result = await p1.event("result", timeout=4)
+        waited = time.monotonic() - gone
+        assert result["result"] == "forfeit" and result["winner"] == 1
+        assert 1.2 <= waited <= 3.0, waited  # reconnect_grace_ms is 1500
+        await obs.event("result", result="forfeit", winner=1)
+        await obs.until(lambda: obs.rooms[-1]["p"][1] is None, what="seat 2 freed")
+        # The freed seat can be taken by someone new, who can then ask for a rematch.
+        p3 = await GameClient(game_board.ws_url, "p3").connect()
+        welcome = await p3.join(name="cy")
+        assert welcome["seat"] == 2 and welcome["token"] != p2.welcome["token"]
+        await close_all(p1, p2, obs, p3)
+
+    run(scenario())
+
+
+def test_rematch_with_a_new_seed(game_board):
+    async def scenario():
+        p1, p2, obs = await two_players_and_observer(game_board.ws_url)
+        await both_ready(p1, p2)
+        first = await obs.view_where(lambda v: v["ph"] == "active")
+        assert (await p1.intent("leave"))["t"] == "ack"  # giving up is a forfeit too
+        await p2.event("result", result="forfeit", winner=2)
+        assert await p1.until_closed() == 1000
+        p1 = await GameClient(game_board.ws_url, "p1b").connect()
+        assert (await p1.join(name="ann"))["seat"] == 1
+        for client in (p1, p2, obs):
+            client.events.clear()
+        assert (await p1.intent("rematch"))["t"] == "ack"
+        assert obs.rooms[-1]["mn"] == 1 and obs.rooms[-1]["ph"] == "finished"
+        assert (await p2.intent("rematch"))["t"] == "ack"
+        for client in (p1, p2, obs):
+            await client.event("phase", ph="countdown")
+            await client.event("phase", ph="active", timeout=3)
+        await obs.until(lambda: obs.rooms[-1]["mn"] == 2, what="match 2")
+        second = await obs.view_where(lambda v: v["ph"] == "active")
+        assert second["st"]["res"] == "none"
+        assert second["cells"] != first["cells"] or second["objects"] != first["objects"]
+        await close_all(p1, p2, obs)
+
+    run(scenario())

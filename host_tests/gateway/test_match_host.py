@@ -1,0 +1,242 @@
+# net.match_host without sockets (CPython, fast): the wrapping tick clock, grace periods, tokens,
+# client sequences and who hears which event, with fake sessions and a fake 30-bit tick clock.
+import json
+
+import pytest
+
+from game import rules
+from net import intents
+from net.match_host import NO_ROLE, OBSERVER, MatchHost, ticks_diff
+from net.settings import Settings
+
+PERIOD = 1 << 30  # MicroPython's ticks_ms wraps here on every port
+
+
+class Clock:
+    def __init__(self, start):
+        self.t = start % PERIOD
+
+    def ticks_ms(self):
+        return self.t
+
+    def wait(self, ms):
+        self.t = (self.t + ms) % PERIOD
+
+
+class FakeSession:
+    def __init__(self):
+        self.role = NO_ROLE
+        self.frames = []
+        self.views = 0
+        self.killed = None
+
+    def post(self, data):
+        assert data[0] == 0x81  # one final, unmasked text frame
+        n, head = data[1], 2
+        if n == 126:
+            n, head = (data[2] << 8) | data[3], 4
+        assert len(data) == head + n
+        self.frames.append(json.loads(data[head:].decode()))
+
+    def view_changed(self):
+        self.views += 1
+
+    def kill(self, code, reason):
+        self.killed = (code, reason)
+
+    def last(self, t=None):
+        for msg in reversed(self.frames):
+            if t is None or msg["t"] == t:
+                return msg
+        return None
+
+    def events(self):
+        return [m for m in self.frames if m["t"] == "ev"]
+
+
+def make_host(clock, **changes):
+    settings = Settings()
+    settings.preset = "small"
+    settings.countdown_ms = 3000
+    settings.cooldown_ms = 100
+    settings.reconnect_grace_ms = 30000
+    for name, value in changes.items():
+        setattr(settings, name, value)
+    return MatchHost(settings, log=lambda *a: None, ticks_ms=clock.ticks_ms)
+
+
+def send(host, session, text):
+    host.handle(session, intents.parse(text))
+    return session.frames[-1] if session.frames else None
+
+
+def seated_pair(host):
+    a, b = FakeSession(), FakeSession()
+    send(host, a, '{"t":"join","role":"play","name":"ann"}')
+    send(host, b, '{"t":"join","role":"play","name":"bob"}')
+    return a, b
+
+
+def test_ticks_diff_is_wrap_safe():
+    assert ticks_diff(5, PERIOD - 5) == 10
+    assert ticks_diff(PERIOD - 5, 5) == -10
+    assert ticks_diff(1000, 400) == 600
+
+
+def test_match_clock_runs_through_the_tick_wrap():
+    clock = Clock(PERIOD - 1500)  # the board's counter wraps 1.5 s into the countdown
+    host = make_host(clock)
+    a, b = seated_pair(host)
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    m = host.match
+    assert m.phase == rules.COUNTDOWN and m.countdown_end == 3000
+    clock.wait(2999)
+    host.tick()
+    assert m.phase == rules.COUNTDOWN and m.now == 2999  # small, monotonic engine time
+    clock.wait(1)
+    host.tick()
+    assert m.phase == rules.ACTIVE and m.now == 3000
+    assert a.events()[-1] == {"t": "ev", "e": "phase", "s": 2, "ph": "active"}
+
+
+def test_grace_period_across_the_wrap_then_forfeit():
+    clock = Clock(PERIOD - 10000)
+    host = make_host(clock, countdown_ms=0)
+    a, b = seated_pair(host)
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    assert host.match.phase == rules.ACTIVE
+    host.detach(b)  # the phone is gone; 30 s of grace, the counter wraps after 10
+    clock.wait(29999)
+    host.tick()
+    assert host.match.phase == rules.ACTIVE and host.seats[2].token is not None
+    clock.wait(1)
+    host.tick()
+    assert host.match.result == rules.RESULT_FORFEIT and host.match.winner == 1
+    assert {"t": "ev", "e": "result", "s": 3, "result": "forfeit", "winner": 1} in a.events()
+    assert host.seats[2].token is None  # freed: the old token is dead
+    late = FakeSession()
+    assert send(host, late, '{"t":"join","role":"play","token":"%s"}' % ("0" * 32))["code"] == (
+        "BAD_TOKEN"
+    )
+
+
+def test_tokens_takeover_and_stale_detach():
+    clock = Clock(0)
+    host = make_host(clock)
+    a, b = seated_pair(host)
+    token = a.last("welcome")["token"]
+    assert len(token) == 32 and int(token, 16) >= 0
+    assert token != b.last("welcome")["token"]
+    fresh = FakeSession()
+    welcome = send(host, fresh, '{"t":"join","role":"play","token":"%s"}' % token)
+    assert fresh.last("welcome")["resumed"] is True and fresh.role == 1
+    assert welcome["t"] == "room" and welcome["p"][0]["on"] is True
+    assert a.killed == (4001, "seat taken over by a newer connection") and a.role == NO_ROLE
+    host.detach(a)  # the stale socket ends: nothing changes for the seat
+    assert host.seats[1].session is fresh
+    # whatever the stale session still sends is not a seat's command any more
+    assert send(host, a, '{"t":"ready","c":9}')["code"] == "NOT_JOINED"
+    assert host.seats[1].last_c == 0
+
+
+def test_client_sequence_repeats_are_acknowledged_not_applied():
+    clock = Clock(0)
+    host = make_host(clock, countdown_ms=0)
+    a, b = seated_pair(host)
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    codes = {}
+    for d in "NESW":
+        clock.wait(200)
+        reply = send(host, a, '{"t":"move","c":%d,"d":"%s"}' % (2 + "NESW".index(d), d))
+        codes[d] = reply
+        if reply["t"] == "ack":
+            break
+    c = max(r["c"] for r in codes.values() if r["t"] == "ack")
+    seq = host.match.state_seq
+    clock.wait(200)
+    assert send(host, a, '{"t":"move","c":%d,"d":"N"}' % c) == {"t": "ack", "c": c, "dup": True}
+    assert send(host, a, '{"t":"move","c":1,"d":"N"}') == {"t": "ack", "c": 1, "dup": True}
+    assert host.match.state_seq == seq
+    # refused intents are not applied: their sequence can be used again
+    assert host.seats[1].last_c == c
+
+
+@pytest.mark.parametrize(
+    "kind, a_arg, b_arg, private",
+    [
+        (rules.EV_COMPASS, 1, 3, True),
+        (rules.EV_VISION, 1, 6, True),
+        (rules.EV_KEY_PICKED, 1, 2, False),
+        (rules.EV_KEY_DROPPED, 1, 1, False),
+        (rules.EV_EXIT_OPENED, 1, 0, False),
+        (rules.EV_EXITED, 1, 0, False),
+    ],
+)
+def test_who_hears_an_event(kind, a_arg, b_arg, private):
+    clock = Clock(0)
+    host = make_host(clock)
+    p1, p2 = seated_pair(host)
+    obs = FakeSession()
+    send(host, obs, '{"t":"join","role":"watch"}')
+    assert obs.role == OBSERVER
+    m = host.match
+    w = m.width
+    for near in (False, True):
+        m.pos[1] = 0  # the event happens in the top-left corner
+        # seat 2 three steps away diagonally (inside its radius-3 square), or in the far corner
+        m.pos[2] = 3 * w + 3 if near else w * m.height - 1
+        for s in (p1, p2, obs):
+            s.frames.clear()
+        m.ev_kind[0] = kind
+        m.ev_a[0] = a_arg
+        m.ev_b[0] = b_arg
+        m.ev_count = 1
+        host._route_events()
+        name = rules.EVENT_NAMES[kind]
+        assert [e["e"] for e in p1.events()] == [name]
+        assert [e["e"] for e in obs.events()] == [name]
+        expected = [name] if near and not private else []
+        assert [e["e"] for e in p2.events()] == expected, (near, name)
+
+
+def test_public_events_reach_everyone():
+    clock = Clock(0)
+    host = make_host(clock)
+    p1, p2 = seated_pair(host)
+    obs = FakeSession()
+    send(host, obs, '{"t":"join","role":"watch"}')
+    m = host.match
+    for kind, a_arg, b_arg in (
+        (rules.EV_MEETING, 1, 1),
+        (rules.EV_KEY_RETURNED, 2, 1),
+        (rules.EV_RESULT, rules.RESULT_DRAW, 0),
+        (rules.EV_PHASE, rules.FINISHED, 0),
+    ):
+        for s in (p1, p2, obs):
+            s.frames.clear()
+        m.ev_kind[0] = kind
+        m.ev_a[0] = a_arg
+        m.ev_b[0] = b_arg
+        m.ev_count = 1
+        host._route_events()
+        for s in (p1, p2, obs):
+            assert [e["e"] for e in s.events()] == [rules.EVENT_NAMES[kind]]
+    m.ev_kind[0] = rules.EV_MOVED
+    host._route_events()
+    assert all(e["e"] != "moved" for s in (p1, p2, obs) for e in s.events())
+
+
+def test_room_full_refusals_close_with_4003():
+    clock = Clock(0)
+    host = make_host(clock, max_observers=1)
+    seated_pair(host)
+    third = FakeSession()
+    assert send(host, third, '{"t":"join","role":"play"}') == {"t": "err", "code": "ROOM_FULL"}
+    assert third.killed == (4003, "room full") and third.role == NO_ROLE
+    o1, o2 = FakeSession(), FakeSession()
+    send(host, o1, '{"t":"join","role":"watch"}')
+    assert send(host, o2, '{"t":"join","role":"watch"}')["code"] == "ROOM_FULL"
+    assert o2.killed[0] == 4003

@@ -1,0 +1,274 @@
+# Seats across connections: reconnect with the token, wrong tokens, stale sockets, idle drop.
+import asyncio
+import base64
+import json
+import os
+import socket
+import struct
+import time
+
+import pytest
+from game_client import (
+    GameClient,
+    both_ready,
+    check_player_view,
+    close_all,
+    run,
+    two_players_and_observer,
+)
+
+pytestmark = [pytest.mark.upy, pytest.mark.slow]
+
+
+async def first_open_move(player):
+    """Some move the player can make from where it stands (accepted: ack)."""
+    for d in "NESW":
+        reply = await player.move(d)
+        if reply["t"] == "ack":
+            return d, reply
+        assert reply["code"] == "WALL", reply
+    raise AssertionError("no open side")
+
+
+def test_reconnect_with_the_token_resumes_seat_and_view(game_board):
+    async def scenario():
+        p1, p2, obs = await two_players_and_observer(game_board.ws_url)
+        await both_ready(p1, p2)
+        d, ack = await first_open_move(p1)
+        c_done = ack["c"]
+        moved = await p1.view_where(lambda v: v["s"] >= 3, what="moved view")
+        token = p1.welcome["token"]
+        await p1.ws.close()
+        await obs.until(lambda: not obs.rooms[-1]["p"][0]["on"], what="seat 1 away")
+
+        again = await GameClient(game_board.ws_url, "p1 again").connect()
+        welcome = await again.join(token=token)
+        assert welcome["seat"] == 1 and welcome["resumed"] is True
+        assert welcome["token"] == token and welcome["last"] == c_done
+        # The full current view arrives without asking, the same state as before.
+        view = await again.view_where(lambda v: v["s"] == moved["s"])
+        assert view["st"] == moved["st"] and view["cells"] == moved["cells"]
+        check_player_view(view, 1)
+        await obs.until(lambda: obs.rooms[-1]["p"][0]["on"], what="seat 1 back")
+        # A resend of the already-applied sequence changes nothing.
+        before = obs.view["s"]
+        dup = await again.intent("move", c=c_done, d=d)
+        assert dup == {"t": "ack", "c": c_done, "dup": True}
+        await asyncio.sleep(0.2)
+        assert obs.view["s"] == before
+        # New sequences go on where the seat left off; the match is still running.
+        reply = await again.move("NESW"[("NESW".index(d) + 2) % 4])
+        assert reply["t"] == "ack" and reply["c"] == c_done + 1
+        # Well past the grace period nothing was forfeited.
+        await asyncio.sleep(1.8)
+        assert not any(e["e"] == "result" for e in obs.events)
+        await close_all(again, p2, obs)
+
+    run(scenario())
+
+
+def test_a_wrong_token_never_takes_a_seat(game_board):
+    async def scenario():
+        p1 = await GameClient(game_board.ws_url, "p1").connect()
+        await p1.join(name="ann")
+        guesser = await GameClient(game_board.ws_url, "guesser").connect()
+        refusal = await guesser.join(token="0" * 32, expect="err")
+        assert refusal == {"t": "err", "code": "BAD_TOKEN"}
+        refusal = await guesser.join(token="not-a-token", expect="err")
+        assert refusal == {"t": "err", "code": "BAD_TOKEN"}
+        # Not even the free seat 2: a token that holds no seat is refused, full stop.
+        assert p1.rooms[-1]["p"][1] is None
+        moved = await guesser.intent("move", d="N")
+        assert moved["code"] == "NOT_JOINED"
+        # Leaving p1 away (grace running) does not make its seat guessable either.
+        await p1.ws.close()
+        await asyncio.sleep(0.2)
+        refusal = await guesser.join(token=p1.welcome["token"][::-1], expect="err")
+        assert refusal["code"] == "BAD_TOKEN"
+        # The same socket may still join properly afterwards.
+        welcome = await guesser.join(name="gus")
+        assert welcome["seat"] == 2
+        await close_all(guesser)
+
+    run(scenario())
+
+
+def test_a_stale_socket_cannot_evict_the_reconnected_one(game_board):
+    async def scenario():
+        p1, p2, obs = await two_players_and_observer(game_board.ws_url)
+        await both_ready(p1, p2)
+        token = p1.welcome["token"]
+        # The phone reconnects while its old socket still looks open to the server.
+        fresh = await GameClient(game_board.ws_url, "p1 fresh").connect()
+        welcome = await fresh.join(token=token)
+        assert welcome["seat"] == 1 and welcome["resumed"] is True
+        assert await p1.until_closed() == 4001
+        assert "newer connection" in p1.close_reason
+        # The old socket's end changed nothing: the seat stays with the fresh one.
+        await asyncio.sleep(0.3)
+        assert obs.rooms[-1]["p"][0]["on"] is True
+        d, ack = await first_open_move(fresh)
+        await fresh.view_where(lambda v: v["s"] >= 3)
+        # Past the grace period: no forfeit, the fresh socket is still served.
+        await asyncio.sleep(1.8)
+        assert not any(e["e"] == "result" for e in obs.events)
+        pong = await fresh.intent("ping")
+        assert pong["t"] == "pong"
+        assert not fresh.closed
+        await close_all(fresh, p2, obs)
+
+    run(scenario())
+
+
+def test_stale_socket_traffic_is_ignored(game_board):
+    # A raw socket plays the stale phone: unlike a WebSocket library it goes on sending after
+    # the server's close frame, as a phone that has not noticed yet would.
+    port = game_board.board.http_port
+
+    async def scenario():
+        stale = await asyncio.to_thread(RawClient, port)
+        await asyncio.to_thread(stale.send, {"t": "join", "role": "play", "name": "old"})
+        welcome = await asyncio.to_thread(stale.until, "welcome")
+        p2 = await GameClient(game_board.ws_url, "p2").connect()
+        await p2.join(name="bob")
+        obs = await GameClient(game_board.ws_url, "obs").connect()
+        await obs.join("watch")
+        await asyncio.to_thread(stale.send, {"t": "ready", "c": 1})
+        assert (await p2.intent("ready"))["t"] == "ack"
+        await obs.event("phase", ph="active", timeout=3)
+        fresh = await GameClient(game_board.ws_url, "p1 fresh").connect()
+        assert (await fresh.join(token=welcome["token"]))["last"] == 1
+        steady = obs.view["s"]
+        for c in range(2, 10):  # the stale phone tries every direction, and to give up
+            await asyncio.to_thread(stale.send, {"t": "move", "c": c, "d": "NESW"[c % 4]})
+        await asyncio.to_thread(stale.send, {"t": "leave", "c": 10})
+        assert await asyncio.to_thread(stale.close_code) == 4001
+        await asyncio.sleep(0.3)
+        assert obs.view["s"] == steady  # none of it was applied
+        assert obs.rooms[-1]["p"][0]["on"] is True
+        assert (await fresh.intent("ping"))["t"] == "pong"
+        first = await first_open_move(fresh)  # the seat's sequence went on from 1, not 10
+        assert first[1]["c"] <= 5
+        await close_all(fresh, p2, obs)
+        stale.sock.close()
+
+    run(scenario())
+
+
+class RawClient:
+    """A minimal blocking WebSocket client over a plain socket (masked frames, key 0)."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            (
+                "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n" % (port, key)
+            ).encode()
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(1)
+        assert head.startswith(b"HTTP/1.1 101"), head
+
+    def send(self, obj):
+        data = json.dumps(obj).encode()
+        assert len(data) < 126
+        self.sock.sendall(bytes((0x81, 0x80 | len(data))) + b"\0\0\0\0" + data)
+
+    def frame(self):
+        """(opcode, payload) of the next server frame, or (None, b"") at the end."""
+        head = self._exactly(2)
+        if head is None:
+            return None, b""
+        n = head[1] & 0x7F
+        if n == 126:
+            n = struct.unpack("!H", self._exactly(2))[0]
+        return head[0] & 0x0F, self._exactly(n) or b""
+
+    def until(self, t):
+        while True:
+            opcode, payload = self.frame()
+            assert opcode == 1, (opcode, payload)
+            msg = json.loads(payload)
+            if msg["t"] == t:
+                return msg
+
+    def close_code(self):
+        try:
+            while True:
+                opcode, payload = self.frame()
+                if opcode is None:
+                    return None
+                if opcode == 8:
+                    return struct.unpack("!H", payload[:2])[0]
+        except ConnectionResetError:
+            return None
+
+    def _exactly(self, n):
+        data = b""
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                return None
+            data += chunk
+        return data
+
+
+def test_idle_clients_are_dropped_and_may_reconnect(game_board):
+    async def scenario():
+        url = game_board.ws_url
+        quiet = await GameClient(url, "quiet", heartbeat_s=None).connect()
+        await quiet.join(name="zed")
+        watcher = await GameClient(url, "quiet watcher", heartbeat_s=None).connect()
+        await watcher.join("watch")
+        chatty = await GameClient(url, "chatty").connect()  # pings every 0.4 s
+        await chatty.join("watch")
+        started = time.monotonic()
+        assert await quiet.until_closed(4) == 4000
+        assert quiet.close_reason == "idle"
+        assert 1.8 <= time.monotonic() - started <= 3.5
+        assert await watcher.until_closed(2) == 4000
+        await chatty.until(lambda: not chatty.rooms[-1]["p"][0]["on"], what="seat 1 away")
+        assert chatty.rooms[-1]["obs"] == 1
+        assert not chatty.closed
+        back = await GameClient(url, "back").connect()
+        welcome = await back.join(token=quiet.welcome["token"])
+        assert welcome["seat"] == 1 and welcome["resumed"] is True
+        await close_all(back, chatty)
+
+    run(scenario())
+
+
+def test_abrupt_disconnects_are_not_errors(game_board):
+    # Phones vanish without a close frame: a plain TCP close, and a reset. Neither is a server
+    # error (the fixture fails the test on any traceback in the board's log); both leave the
+    # seat away for the grace period.
+    port = game_board.board.http_port
+
+    async def scenario():
+        obs = await GameClient(game_board.ws_url, "obs").connect()
+        await obs.join("watch")
+        raws = []
+        for seat, reset in ((1, False), (2, True)):
+            raw = await asyncio.to_thread(RawClient, port)
+            raws.append(raw)
+            await asyncio.to_thread(raw.send, {"t": "join", "role": "play"})
+            await asyncio.to_thread(raw.until, "welcome")
+            await obs.until(lambda s=seat: obs.rooms[-1]["p"][s - 1] is not None)
+            if reset:
+                raw.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                raw.sock.close()
+            else:
+                raw.sock.shutdown(socket.SHUT_WR)  # a FIN, even with unread data waiting
+            await obs.until(
+                lambda s=seat: not obs.rooms[-1]["p"][s - 1]["on"], what="seat %d away" % seat
+            )
+        assert (await obs.intent("ping"))["t"] == "pong"
+        await close_all(obs)
+        for raw in raws:
+            raw.sock.close()
+
+    run(scenario())

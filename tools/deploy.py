@@ -1,0 +1,347 @@
+"""Copy the board image (build/image/, made by tools/build_image.py) to a board over USB.
+
+    python tools/deploy.py --port /dev/ttyUSB0 [--image build/image] [--resume]
+
+Steps, each through mpremote (`python -m mpremote` from this interpreter):
+ 1. the board answers on PORT, and one script on it reports its .mpy version
+    (sys.implementation._mpy), the free flash (os.statvfs) and the size and sha256 of every
+    file named in MANIFEST.txt;
+ 2. every .mpy of the image must load on that board (same .mpy version; native code also needs
+    the same sub-version and architecture), else nothing is copied;
+ 3. only files whose hash differs are copied (folders created first), after checking they fit;
+ 4. the board is hard-reset so it starts the new firmware; with --resume (the virtual board,
+    whose unix process would end on a reset) every mpremote call uses `resume` and no reset
+    is done.
+Files on the board that are not in the image (settings.json, old files) are left alone.
+
+Each failure prints one line `deploy: error: ...` and exits non-zero:
+    2 bad arguments or image   3 no board / board not answering   4 .mpy version mismatch
+    5 flash full               1 any other failure of a copy or reset
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from build_image import DEFAULT_OUT, MANIFEST_NAME, MPY_ARCHES, read_manifest  # noqa: E402
+
+EXIT_FAILED, EXIT_IMAGE, EXIT_NO_BOARD, EXIT_MPY, EXIT_FULL = 1, 2, 3, 4, 5
+
+_PROBE_TIMEOUT_S = 30  # a board that runs MicroPython answers in a few seconds
+_COPY_TIMEOUT_S = 120  # plus one second per KB copied; a 921600-baud board does ~10 KB/s
+# mpremote's complaints when the port vanishes under it, as a board's native USB does on reset.
+_DROPPED = re.compile(r"Errno 5|Input/output error|device disconnected|device reports readiness")
+_MARK = "@@deploy"  # prefix of the probe's lines, so stray board output is ignored
+# Space kept free beyond the files (littlefs needs spare blocks to write copy-on-write).
+_SPARE_BLOCKS = 2
+
+# MicroPython releases by .mpy version (docs.micropython.org reference/mpyfiles).
+_MPY_RELEASES = {6: "v1.19 or newer", 5: "v1.12-v1.18", 4: "v1.11", 3: "v1.9.3-v1.10"}
+# Sub-version of .mpy v6 that native code needs (only native code checks it).
+_MPY6_SUB_RELEASES = {0: "v1.19", 1: "v1.20-v1.21", 2: "v1.22", 3: "v1.23 or newer"}
+
+# Runs on the board. Prints the .mpy version, free flash and, for each path of FILES, its size
+# and sha256 (or '-' when missing). Only MicroPython built-ins; reads files in small chunks.
+_PROBE = """\
+import os, sys
+try:
+    import hashlib, binascii
+except ImportError:
+    hashlib = None
+M = %r
+print(M, 'mpy', getattr(sys.implementation, '_mpy', -1))
+try:
+    s = os.statvfs(os.getcwd())
+    print(M, 'free', s[1], s[4])
+except Exception:
+    print(M, 'free', 0, -1)
+b = bytearray(512)
+for p in %r:
+    try:
+        n = os.stat(p)[6]
+    except OSError:
+        print(M, 'file', p, '-', '-')
+        continue
+    d = '?'
+    if hashlib:
+        h = hashlib.sha256()
+        with open(p, 'rb') as f:
+            while True:
+                k = f.readinto(b)
+                if not k:
+                    break
+                h.update(memoryview(b)[:k])
+        d = binascii.hexlify(h.digest()).decode()
+    print(M, 'file', p, n, d)
+"""
+
+# Runs on the board: create the folders of FILES (parents first), ignoring those that exist.
+_MKDIRS = """\
+import os
+for d in %r:
+    try:
+        os.mkdir(d)
+    except OSError:
+        pass
+"""
+
+
+class DeployError(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def mpremote(port, args, resume, timeout):
+    """Run `python -m mpremote connect PORT [resume] ARGS`; (returncode, combined output)."""
+    argv = [sys.executable, "-m", "mpremote", "connect", port]
+    if resume:
+        argv.append("resume")
+    try:
+        result = subprocess.run(
+            argv + args, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
+    except subprocess.TimeoutExpired:
+        raise DeployError(
+            EXIT_NO_BOARD,
+            f"the board on {port} does not answer (no reply from its MicroPython REPL in "
+            f"{timeout}s): press its reset button and retry",
+        )
+    return result.returncode, result.stdout + result.stderr
+
+
+def _last_line(text):
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+def check_port(port):
+    if port.startswith("/dev/") and not os.path.exists(port):
+        raise DeployError(EXIT_NO_BOARD, f"no board on {port} (the port does not exist)")
+    if port.startswith("/dev/") and not os.access(port, os.R_OK | os.W_OK):
+        raise DeployError(
+            EXIT_NO_BOARD,
+            f"no permission to open {port}: add yourself to the dialout group "
+            "(sudo usermod -aG dialout $USER) and log in again",
+        )
+
+
+def probe(port, paths, resume):
+    """From the board: (sys.implementation._mpy or -1, free bytes or None, block size,
+    {path: (size, sha256) or None when missing})."""
+    code, out = mpremote(port, ["exec", _PROBE % (_MARK, list(paths))], resume, _PROBE_TIMEOUT_S)
+    if code != 0:
+        if "failed to access" in out or "no device found" in out:
+            raise DeployError(EXIT_NO_BOARD, f"no board on {port} (cannot open the port)")
+        lowered = out.lower()
+        if "raw repl" in lowered or "transporterror" in lowered or "serialexception" in lowered:
+            raise DeployError(
+                EXIT_NO_BOARD,
+                f"the board on {port} does not answer the MicroPython REPL: {_last_line(out)}",
+            )
+        raise DeployError(EXIT_FAILED, f"cannot read the board on {port}: {_last_line(out)}")
+    mpy, free, block, files = None, None, 4096, {}
+    for line in out.splitlines():
+        parts = line.split()
+        if not parts or parts[0] != _MARK:
+            continue
+        if parts[1] == "mpy":
+            mpy = int(parts[2])
+        elif parts[1] == "free":
+            free = int(parts[2]) * int(parts[3]) if int(parts[3]) >= 0 else None
+            block = int(parts[2]) or 4096
+        elif parts[1] == "file":
+            files[parts[2]] = None if parts[3] == "-" else (int(parts[3]), parts[4])
+    if mpy is None:
+        raise DeployError(EXIT_NO_BOARD, f"unexpected answer from the board on {port}")
+    return mpy, free, block, files
+
+
+def _arch_name(number):
+    return MPY_ARCHES[number] if number < len(MPY_ARCHES) else str(number)
+
+
+def _release(version, sub):
+    if version == 6:
+        return "MicroPython " + _MPY6_SUB_RELEASES.get(sub, "v1.23 or newer")
+    return "MicroPython " + _MPY_RELEASES.get(version, "of an unknown release")
+
+
+def check_mpy(port, board_mpy, image, entries, header):
+    """Refuse the image if one of its .mpy files would not import on the board.
+
+    The board's rule (py/persistentcode.c): the .mpy version must be equal; native code must
+    also match the sub-version and the architecture; bytecode-only files ignore both.
+    """
+    if board_mpy < 0:
+        raise DeployError(
+            EXIT_MPY,
+            f"the board on {port} cannot import .mpy files (no sys.implementation._mpy): "
+            "flash an official MicroPython >= 1.23 (docs/hardware.md)",
+        )
+    b_ver, b_sub, b_arch = board_mpy & 0xFF, (board_mpy >> 8) & 3, _arch_name(board_mpy >> 10)
+    board_text = f".mpy v{b_ver}.{b_sub} {b_arch} ({_release(b_ver, b_sub)})"
+    built = f".mpy v{header.get('mpy-version', '?')} march {header.get('march', '?')}"
+    for path, _, _ in entries:
+        if not path.endswith(".mpy"):
+            continue
+        head = (Path(image) / path).read_bytes()[:4]
+        ver, sub, arch = head[1], head[2] & 3, _arch_name(head[2] >> 2)
+        if ver != b_ver:
+            raise DeployError(
+                EXIT_MPY,
+                f".mpy version mismatch: the image is {built} ({path}: .mpy v{ver}), the board "
+                f"on {port} runs {board_text}; fix: flash MicroPython >= 1.23 "
+                "(docs/hardware.md), or rebuild the image with an mpy-cross of the board's "
+                f".mpy v{b_ver}",
+            )
+        if arch != "none" and (sub != b_sub or arch != b_arch):
+            raise DeployError(
+                EXIT_MPY,
+                f".mpy version mismatch: {path} holds native code for .mpy v{ver}.{sub} {arch} "
+                f"(image {built}), the board on {port} runs {board_text}; fix: rebuild with "
+                f"make build MARCH={b_arch if b_arch != 'none' else ''} (or no MARCH for "
+                "portable bytecode), or flash the MicroPython release that matches",
+            )
+
+
+def _blocks(size, block):
+    return -(-size // block) if size else 0
+
+
+def plan_copies(entries, board_files):
+    """Paths of the image whose size or sha256 differ from the board's copy."""
+    return [
+        path
+        for path, size, digest in entries
+        if board_files.get(path) is None or board_files[path] != (size, digest)
+    ]
+
+
+def check_space(port, entries, board_files, todo, free, block):
+    """Refuse to start copying when the changed files cannot fit in the free flash."""
+    if free is None:
+        return
+    sizes = {path: size for path, size, _ in entries}
+    need = 0
+    for path in todo:
+        old = board_files.get(path)
+        need += _blocks(sizes[path], block) - (_blocks(old[0], block) if old else 0)
+    need = (need + _SPARE_BLOCKS) * block
+    if need > free:
+        raise DeployError(
+            EXIT_FULL,
+            f"flash full: the changed files need {need // 1024} KB but the board on {port} "
+            f"has {free // 1024} KB free; remove unused files (mpremote rm), or erase and "
+            "reflash (docs/hardware.md), or freeze the code into the firmware (manifest.py)",
+        )
+
+
+def copy_files(port, image, todo, sizes, resume):
+    dirs = set()
+    for path in todo:
+        parts = path.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            dirs.add("/".join(parts[:i]))
+    args = []
+    if dirs:
+        args += ["exec", _MKDIRS % sorted(dirs, key=lambda d: (d.count("/"), d))]
+    for path in todo:
+        if args:
+            args.append("+")
+        args += ["fs", "cp", "-f", str(Path(image) / path), ":" + path]
+    timeout = _COPY_TIMEOUT_S + sum(sizes[p] for p in todo) // 1024
+    code, out = mpremote(port, args, resume, timeout)
+    if code != 0:
+        if "ENOSPC" in out or "Errno 28" in out or "No space left" in out:
+            raise DeployError(
+                EXIT_FULL,
+                f"flash full while copying to the board on {port}: {_last_line(out)}; remove "
+                "unused files (mpremote rm) or freeze the code into the firmware (manifest.py)",
+            )
+        raise DeployError(EXIT_FAILED, f"copy to the board on {port} failed: {_last_line(out)}")
+
+
+def verify_image(image, entries):
+    """The image must be the one its MANIFEST describes (no edit since make build)."""
+    for path, size, digest in entries:
+        file = Path(image) / path
+        if not file.is_file():
+            raise DeployError(EXIT_IMAGE, f"{file} is in {MANIFEST_NAME} but missing: make build")
+        data = file.read_bytes()
+        if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+            raise DeployError(EXIT_IMAGE, f"{file} changed since the build: make build")
+
+
+def deploy(port, image=DEFAULT_OUT, resume=False, space_check=True, log=print):
+    """Deploy `image` to the board on `port`; returns the list of copied paths."""
+    image = Path(image)
+    if not (image / MANIFEST_NAME).is_file():
+        raise DeployError(EXIT_IMAGE, f"no {MANIFEST_NAME} in {image}: run make build first")
+    header, entries = read_manifest(image)
+    verify_image(image, entries)
+    check_port(port)
+    board_mpy, free, block, board_files = probe(port, [p for p, _, _ in entries], resume)
+    check_mpy(port, board_mpy, image, entries, header)
+    todo = plan_copies(entries, board_files)
+    if not todo:
+        log(f"board on {port} is up to date ({len(entries)} files)")
+    else:
+        if space_check:
+            check_space(port, entries, board_files, todo, free, block)
+        sizes = {path: size for path, size, _ in entries}
+        log(f"copying {len(todo)} of {len(entries)} files ({sum(sizes[p] for p in todo)} bytes)")
+        copy_files(port, image, todo, sizes, resume)
+        for path in todo:
+            log("  " + path)
+    if resume:
+        log("not reset (--resume): start the firmware yourself (VirtualBoard.boot())")
+    else:
+        # Always: entering the raw REPL soft-reset the board, which stopped main.py.
+        code, out = mpremote(port, ["reset"], False, _PROBE_TIMEOUT_S)
+        if code != 0 and not _DROPPED.search(out):
+            raise DeployError(
+                EXIT_FAILED, f"reset of the board on {port} failed: {_last_line(out)}"
+            )
+        # A native-USB board (ESP32-S3) drops its port while it restarts: that is a reset too.
+        log("board reset: the game starts in a few seconds")
+    return todo
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Copy the board image to a board (mpremote).")
+    parser.add_argument("--port", help="serial port of the board, e.g. /dev/ttyUSB0")
+    parser.add_argument("--image", default=str(DEFAULT_OUT), help="image folder (make build)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="never soft/hard reset (the virtual board: its unix process would end)",
+    )
+    parser.add_argument(
+        "--no-space-check",
+        action="store_true",
+        help="skip the free-flash check before copying (a full flash is still reported)",
+    )
+    args = parser.parse_args(argv)
+    if not args.port:
+        print(
+            "deploy: error: no port given: --port /dev/ttyUSB0 (make deploy PORT=...)",
+            file=sys.stderr,
+        )
+        return EXIT_IMAGE
+    try:
+        deploy(args.port, args.image, args.resume, not args.no_space_check)
+    except DeployError as err:
+        print(f"deploy: error: {err}", file=sys.stderr)
+        return err.code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

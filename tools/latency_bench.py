@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+# Latency and heap figures of the game host, measured on this machine (CPython + PyPI
+# `websockets`): the REAL firmware (tools/run_host.sh, MicroPython unix port, board-like heap)
+# with 2 players + 4 observers, and a plain Microdot WebSocket echo under the same binary and
+# heap as the baseline, in the same run.
+#
+#   python tools/latency_bench.py [--samples 200 | --quick] [--heap 96wK] [--preset classic]
+#                                 [--json] [--out FILE]
+#
+# --json prints the figures as one JSON line at the end of stdout (tools/bench.py reads it);
+# --out writes them to FILE; --quick takes 50 samples.
+#
+# Figures printed:
+# - heap in use (after gc.collect, from the board's log): with nobody connected, with 2 players
+#   + 4 observers joined, and the difference per client;
+# - intent -> ack: from sending a move until its ack arrives (the echo's equivalent), p50/p99;
+# - intent -> view: from sending a move until the mover holds the complete new view, p50/p99;
+# - intent -> last observer: until all four observers hold that view, p50/p99;
+# - echo: round trip of a message of the intent's size through a plain Microdot echo, p50/p99.
+# On the ESP32 expect roughly 200x the unix-port times (docs/platform notes).
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import websockets
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN_HOST = ROOT / "tools" / "run_host.sh"
+OBSERVERS = int(os.environ.get("BENCH_OBSERVERS", "4"))
+
+ECHO_SERVER = """
+import sys
+from microdot import Microdot
+from microdot.websocket import with_websocket, WebSocket
+
+WebSocket.max_message_length = 512
+app = Microdot()
+
+
+@app.route("/echo")
+@with_websocket
+async def echo(request, ws):
+    while True:
+        await ws.send(await ws.receive())
+
+
+app.run(host="127.0.0.1", port=int(sys.argv[1]))
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def find_micropython():
+    for candidate in (
+        os.environ.get("MICROPY_MICROPYTHON"),
+        str(ROOT / ".venv" / "bin" / "micropython"),
+        shutil.which("micropython"),
+    ):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    sys.exit("latency_bench: no micropython binary (make venv, or set MICROPY_MICROPYTHON)")
+
+
+def wait_port(port, process, log_path, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            sys.exit("latency_bench: server exited:\n" + Path(log_path).read_text())
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("latency_bench: server not listening after %.0f s" % timeout)
+
+
+def stop(process):
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))
+    return round(ordered[k], 3)
+
+
+class Peer:
+    """A client that keeps the newest complete view and every reply."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.replies = {}
+        self.reply_at = {}
+        self.view_s = -1
+        self.view_at = 0.0
+        self.view_bytes = 0
+        self.welcome = None
+        self.parts = 0
+        self.part_bytes = 0
+        self.active = asyncio.Event()
+        self.changed = asyncio.Event()  # set after every message: waiters never spin
+
+    async def until(self, predicate, timeout=5.0):
+        deadline = time.perf_counter() + timeout
+        while not predicate():
+            self.changed.clear()
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError("condition not met")
+            try:
+                await asyncio.wait_for(self.changed.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+    async def reader(self):
+        try:
+            async for text in self.ws:
+                msg = json.loads(text)
+                t = msg["t"]
+                if t == "view":
+                    if msg["i"] == 0:
+                        self.parts = 0
+                        self.part_bytes = 0
+                    self.parts += 1
+                    self.part_bytes += len(text)
+                    if self.parts == msg["n"]:
+                        self.view_s = msg["s"]
+                        self.view_at = time.perf_counter()
+                        self.view_bytes = self.part_bytes
+                        if msg["ph"] == "active":
+                            self.active.set()
+                elif t in ("ack", "err", "pong"):
+                    self.replies[msg["c"]] = msg
+                    self.reply_at[msg["c"]] = time.perf_counter()
+                elif t == "welcome":
+                    self.welcome = msg
+                self.changed.set()
+        except websockets.ConnectionClosed:
+            pass
+
+    async def heartbeat(self):
+        c = 10**6
+        while True:
+            await asyncio.sleep(1.0)
+            c += 1
+            await self.ws.send('{"t":"ping","c":%d}' % c)
+
+
+async def connect(url, join):
+    ws = await websockets.connect(url, ping_interval=None, max_size=2**16)
+    peer = Peer(ws)
+    peer.tasks = [asyncio.create_task(peer.reader()), asyncio.create_task(peer.heartbeat())]
+    await ws.send(json.dumps(join))
+    await peer.until(lambda: peer.welcome is not None and peer.view_s >= 0)
+    return peer
+
+
+async def reply(peer, c):
+    await peer.until(lambda: c in peer.replies)
+    return peer.replies[c]
+
+
+async def measure_game(url, samples, cooldown_ms):
+    p1 = await connect(url, {"t": "join", "role": "play", "name": "bench1"})
+    p2 = await connect(url, {"t": "join", "role": "play", "name": "bench2"})
+    observers = [await connect(url, {"t": "join", "role": "watch"}) for _ in range(OBSERVERS)]
+    await asyncio.sleep(0.3)  # the last join's heap line reaches the log
+    for c, peer in ((1, p1), (1, p2)):
+        await peer.ws.send('{"t":"ready","c":%d}' % c)
+    await asyncio.wait_for(p1.active.wait(), 10)
+    await asyncio.sleep(0.1)
+    c = 1
+    direction = None
+    for d in "NESW":  # find an open side, then walk back and forth through it
+        c += 1
+        await p1.ws.send('{"t":"move","c":%d,"d":"%s"}' % (c, d))
+        if (await reply(p1, c))["t"] == "ack":
+            direction = d
+            break
+        await asyncio.sleep(cooldown_ms / 1000 + 0.02)
+    assert direction is not None, "no open side"
+    back = "NESW"[("NESW".index(direction) + 2) % 4]
+    to_ack = []
+    to_player = []
+    to_observers = []
+    view_bytes = 0
+    for k in range(samples):
+        await asyncio.sleep(cooldown_ms / 1000 + 0.02)
+        c += 1
+        d = back if k % 2 == 0 else direction
+        before = p1.view_s
+        sent = time.perf_counter()
+        await p1.ws.send('{"t":"move","c":%d,"d":"%s"}' % (c, d))
+        answer = await reply(p1, c)
+        assert answer["t"] == "ack", answer
+        await p1.until(lambda b=before: p1.view_s != b)
+        for o in observers:
+            await o.until(lambda o=o, b=before: o.view_s != b)
+        to_ack.append((p1.reply_at[c] - sent) * 1000)
+        to_player.append((p1.view_at - sent) * 1000)
+        to_observers.append((max([o.view_at for o in observers] or [p1.view_at]) - sent) * 1000)
+        view_bytes = p1.view_bytes
+    obs_bytes = observers[0].view_bytes if observers else 0
+    for peer in [p1, p2, *observers]:
+        for task in peer.tasks:
+            task.cancel()
+        await peer.ws.close()
+    return to_ack, to_player, to_observers, view_bytes, obs_bytes
+
+
+async def measure_echo(url, samples, size, pause_s):
+    text = json.dumps({"t": "move", "c": 1, "d": "N", "pad": ""})
+    text = text[:-2] + "x" * max(0, size - len(text)) + '"}'
+    times = []
+    async with websockets.connect(url, ping_interval=None) as ws:
+        for _ in range(5):
+            await ws.send(text)
+            await ws.recv()
+        for _ in range(samples):
+            await asyncio.sleep(pause_s)  # the same pacing as the moves (idle wake-ups count)
+            sent = time.perf_counter()
+            await ws.send(text)
+            await ws.recv()
+            times.append((time.perf_counter() - sent) * 1000)
+    return times, len(text)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--heap", default=os.environ.get("MAZE_HEAP", "96wK"))
+    parser.add_argument("--preset", default="classic")
+    parser.add_argument("--quick", action="store_true", help="50 samples")
+    parser.add_argument("--json", action="store_true", help="end with the figures as JSON")
+    parser.add_argument("--out", help="also write the figures to this file (JSON)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.samples = 50
+    upy = find_micropython()
+    cooldown_ms = 100
+    work = Path(tempfile.mkdtemp(prefix="latency-bench-"))
+    flash = work / "flash"
+    flash.mkdir()
+    (flash / "settings.json").write_text(
+        json.dumps({"preset": args.preset, "cooldown_ms": cooldown_ms, "countdown_ms": 0})
+    )
+    game_port = free_port()
+    echo_port = free_port()
+    env = dict(os.environ)
+    env.update(
+        MICROPY_MICROPYTHON=upy,
+        MAZE_FLASH_DIR=str(flash),
+        MAZE_HTTP_PORT=str(game_port),
+        MAZE_DNS_PORT=str(free_port()),
+        MAZE_BIND="127.0.0.1",
+        MAZE_HEAP=args.heap,
+    )
+    game_log = work / "game.log"
+    echo_log = work / "echo.log"
+    with open(game_log, "wb") as log:
+        game = subprocess.Popen(
+            ["sh", str(RUN_HOST)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+    echo = None
+    try:
+        wait_port(game_port, game, game_log)
+        (work / "echo.py").write_text(ECHO_SERVER)
+        with open(echo_log, "wb") as log:
+            echo = subprocess.Popen(
+                [upy, "-X", "heapsize=" + args.heap, str(work / "echo.py"), str(echo_port)],
+                cwd=flash,
+                env=dict(os.environ, MICROPYPATH=".frozen:" + str(flash / "lib")),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        wait_port(echo_port, echo, echo_log)
+        game_url = "ws://127.0.0.1:%d/ws" % game_port
+        to_ack, to_player, to_obs, view_bytes, obs_bytes = asyncio.run(
+            measure_game(game_url, args.samples, cooldown_ms)
+        )
+        echo_times, echo_size = asyncio.run(
+            measure_echo(
+                "ws://127.0.0.1:%d/echo" % echo_port, args.samples, 32, cooldown_ms / 1000 + 0.02
+            )
+        )
+    finally:
+        stop(game)
+        if echo is not None:
+            stop(echo)
+    text = game_log.read_text(errors="replace")
+    heap = re.findall(r"\(heap used (\d+), free (\d+)\)", text)
+    idle = int(heap[0][0]) if heap else None  # logged when the game starts, nobody connected
+    full = heap[-1] if len(heap) >= 1 + 2 + OBSERVERS else None
+    per_client = (int(full[0]) - idle) / (2 + OBSERVERS) if full and idle else None
+    figures = {
+        "heap": args.heap,
+        "preset": args.preset,
+        "samples": args.samples,
+        "heap_used_idle": idle,
+        "heap_used_2p_4obs": int(full[0]) if full else None,
+        "heap_free_2p_4obs": int(full[1]) if full else None,
+        "heap_per_client": round(per_client) if per_client else None,
+        "intent_to_ack_ms": {"p50": percentile(to_ack, 50), "p99": percentile(to_ack, 99)},
+        "intent_to_view_ms": {"p50": percentile(to_player, 50), "p99": percentile(to_player, 99)},
+        "intent_to_all_observers_ms": {
+            "p50": percentile(to_obs, 50),
+            "p99": percentile(to_obs, 99),
+        },
+        "echo_ms": {"p50": percentile(echo_times, 50), "p99": percentile(echo_times, 99)},
+        "echo_bytes": echo_size,
+        "player_view_bytes": view_bytes,
+        "observer_view_bytes": obs_bytes,
+    }
+    print(
+        "game host on the MicroPython unix port, heap %s, preset %s, %d samples"
+        % (args.heap, args.preset, args.samples)
+    )
+    if full:
+        print(
+            "  heap in use: %d bytes idle, %s with 2 players + %d observers (free %s),"
+            " %.0f per client [unix port, 64-bit]"
+            % (idle, full[0], OBSERVERS, full[1], per_client)
+        )
+    row = "  %-34s p50 %7.3f ms   p99 %7.3f ms"
+    print(row % ("intent -> ack", *figures["intent_to_ack_ms"].values()))
+    print(
+        row % ("intent -> view (mover, %d B)" % view_bytes, *figures["intent_to_view_ms"].values())
+    )
+    print(
+        "  %-34s p50 %7.3f ms   p99 %7.3f ms"
+        % (
+            "intent -> 4 observers (%d B each)" % obs_bytes,
+            *figures["intent_to_all_observers_ms"].values(),
+        )
+    )
+    print(
+        "  %-34s p50 %7.3f ms   p99 %7.3f ms"
+        % ("plain Microdot echo (%d B)" % echo_size, *figures["echo_ms"].values())
+    )
+    if args.out:
+        Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(figures))
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
