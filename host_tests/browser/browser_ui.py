@@ -1,0 +1,325 @@
+# Driving the phone client (firmware/web/index.html) in Chromium for the end-to-end tests.
+# A Phone is one browser context (its own localStorage, like one phone) with one page; it
+# records every WebSocket frame the page sends and receives, and acts only through the page's
+# own controls: taps on the D-pad, swipes on the maze (real touch events through the DevTools
+# protocol), keys, buttons. What the page shows is read from its DOM: the HUD, the toast, and
+# the state attributes on <body> (data-screen, data-conn, data-phase, data-pos, data-seen,
+# data-s, data-result) that the client keeps for exactly this purpose.
+#
+# observe(ws_url) is an independent observer (Python websockets + tools/view_decoder.py) that
+# tells the tests where the walls, keys and exits are, so they can script a match.
+import json
+import os
+import time
+from pathlib import Path
+
+from game_client import DIRS, find_object, path, step
+from playwright.sync_api import Error as PlaywrightError
+from websockets.sync.client import connect
+
+from view_decoder import ViewDecoder, ViewError
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "build" / "screenshots"
+# Debian's chromium; MAZE_CHROMIUM only exists to check the missing-browser path of conftest.
+CHROMIUM = os.environ.get("MAZE_CHROMIUM", "/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PHONE = "Galaxy S5"  # Playwright's descriptor: 360x640 CSS px, mobile, touch
+TV = {"viewport": {"width": 1280, "height": 720}}  # the spectator screen on the table
+WAIT_MS = 10_000  # default for every wait on the page (conditions, never fixed sleeps)
+KEYS = ("ArrowUp", "ArrowRight", "ArrowDown", "ArrowLeft")
+WASD = ("w", "d", "s", "a")
+__all__ = ["DIRS", "find_object", "path", "step"]
+
+
+class BrowserKit:
+    """The Playwright instance and the one Chromium of the test session."""
+
+    def __init__(self, pw, chromium):
+        self.pw = pw
+        self.chromium = chromium
+
+    def phone(self, url, **extra):
+        options = dict(self.pw.devices[PHONE])
+        options.update(extra)
+        return Phone(self.chromium.new_context(**options), url)
+
+    def screen(self, url, **extra):
+        options = dict(TV)
+        options.update(extra)
+        return Phone(self.chromium.new_context(**options), url)
+
+
+class Phone:
+    def __init__(self, context, url):
+        self.context = context
+        self.url = url
+        self.page = context.new_page()
+        self.page.set_default_timeout(WAIT_MS)
+        self.frames = []  # (monotonic time, socket number, "sent"/"recv", parsed JSON or None)
+        self.sockets = 0
+        self.errors = []
+        self.page.on("websocket", self._socket)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.cdp = context.new_cdp_session(self.page)
+        self.page.goto(url)
+
+    def close(self):
+        self.context.close()
+
+    # ---- what the page says ----------------------------------------------------------------
+
+    def _socket(self, ws):
+        self.sockets += 1
+        number = self.sockets
+        ws.on("framesent", lambda data: self._frame(number, "sent", data))
+        ws.on("framereceived", lambda data: self._frame(number, "recv", data))
+
+    def _frame(self, number, way, data):
+        try:
+            msg = json.loads(data)
+        except (TypeError, ValueError):
+            msg = None
+        self.frames.append((time.monotonic(), number, way, msg))
+
+    def attr(self, name):
+        return self.page.evaluate("(n) => document.body.dataset[n]", name)
+
+    def wait_attr(self, name, value, timeout=WAIT_MS):
+        self._wait("([n, v]) => document.body.dataset[n] === v", [name, str(value)], timeout, name)
+
+    def wait_js(self, expression, timeout=WAIT_MS):
+        self._wait(expression, None, timeout, expression)
+
+    def _wait(self, expression, arg, timeout, what):
+        try:
+            self.page.wait_for_function(expression, arg=arg, timeout=timeout)
+        except PlaywrightError as exc:
+            state = self.page.evaluate("JSON.stringify(document.body.dataset)")
+            raise AssertionError(
+                "waiting for %s: %s\npage state %s\npage errors %r\ntoast %r"
+                % (what, exc.message.splitlines()[0], state, self.errors, self.text("#toast"))
+            ) from None
+
+    def wait_for(self, predicate, what, timeout=WAIT_MS):
+        """Wait for a condition on what the test recorded (frames, sockets), letting the page
+        and Playwright's events run meanwhile."""
+        deadline = time.monotonic() + timeout / 1000
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError("waiting for %s; page errors %r" % (what, self.errors))
+            self.page.wait_for_timeout(20)
+
+    def welcomes(self):
+        """(socket number, welcome) for every welcome the page received."""
+        return [
+            (n, m)
+            for _, n, way, m in self.frames
+            if way == "recv" and m and m.get("t") == "welcome"
+        ]
+
+    def sent_on(self, socket_number, t):
+        return [
+            m
+            for _, n, way, m in self.frames
+            if n == socket_number and way == "sent" and m and m.get("t") == t
+        ]
+
+    def pos(self):
+        return int(self.attr("pos"))
+
+    def text(self, selector):
+        return self.page.locator(selector).inner_text()
+
+    def wait_toast(self, fragment):
+        """Wait until the toast (the brief message over the maze) contains fragment."""
+        self._wait(
+            "(f) => document.getElementById('toast').textContent.includes(f)",
+            fragment,
+            WAIT_MS,
+            "toast " + fragment,
+        )
+        return self.text("#toast")
+
+    def sent(self, t):
+        return [m for _, _, way, m in self.frames if way == "sent" and m and m.get("t") == t]
+
+    def received(self, t):
+        return [m for _, _, way, m in self.frames if way == "recv" and m and m.get("t") == t]
+
+    def shot(self, name):
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        target = SHOTS / (name + ".png")
+        self.page.screenshot(path=str(target))
+        return target
+
+    # ---- what a person does ----------------------------------------------------------------
+
+    def join(self, name=None, role="play"):
+        if name is not None:
+            self.page.fill("#nm", name)
+        self.tap("#bPlay" if role == "play" else "#bWatch")
+        self.wait_attr("screen", role)
+        self.wait_attr("conn", "on")
+        self.page.wait_for_function("document.body.dataset.phase !== undefined")
+
+    def tap(self, selector):
+        if self.context_has_touch():
+            self.page.locator(selector).tap()
+        else:
+            self.page.locator(selector).click()
+
+    def context_has_touch(self):
+        return self.page.evaluate("navigator.maxTouchPoints > 0")
+
+    def ready(self):
+        self.tap("#bReady")
+
+    def pad_button(self, d):
+        return self.page.locator("#pad button[data-d='%d']" % d)
+
+    def pad(self, d):
+        self.pad_button(d).tap()
+
+    def key(self, d, wasd=False):
+        self.page.keyboard.press((WASD if wasd else KEYS)[d])
+
+    def _touch(self, kind, x=None, y=None):
+        points = [] if x is None else [{"x": x, "y": y, "id": 1}]
+        self.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    def swipe(self, d, length=90):
+        """A real one-finger swipe over the maze: touch down, four moves, lift."""
+        box = self.page.locator("#stage").bounding_box()
+        x = box["x"] + box["width"] / 2
+        y = box["y"] + box["height"] / 2
+        dx = (0, 1, 0, -1)[d] * length
+        dy = (-1, 0, 1, 0)[d] * length
+        self._touch("touchStart", x, y)
+        for k in range(1, 5):
+            self._touch("touchMove", x + dx * k / 4, y + dy * k / 4)
+        self._touch("touchEnd")
+
+    def hold(self, d):
+        """Put a finger on D-pad button d and keep it there (release() lifts it)."""
+        box = self.pad_button(d).bounding_box()
+        self._touch("touchStart", box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    def release(self):
+        self._touch("touchEnd")
+
+    def move(self, d, how):
+        """One step by `how` (pad, swipe, arrow, wasd) from the current cell; returns the new
+        cell once the page shows it (the board accepted the move and sent the view)."""
+        before = self.pos()
+        if how == "pad":
+            self.pad(d)
+        elif how == "swipe":
+            self.swipe(d)
+        else:
+            self.key(d, wasd=how == "wasd")
+        target = step(before, d, self.width)
+        self.wait_attr("pos", target)
+        return target
+
+    @property
+    def width(self):
+        return int(self.attr("w"))
+
+
+def walk(phone, maze, goal, avoid=(), methods=("pad",), drop_foreign=True):
+    """Walk phone to goal along the maze (an observer view), one step at a time, cycling
+    through the input methods; drops a picked-up opponent key with the Drop key button."""
+    w, h, cells = maze["w"], maze["h"], maze["cells"]
+    here = phone.pos()
+    route = path(cells, w, h, here, goal, avoid) or path(cells, w, h, here, goal)
+    assert route is not None, "no route from %d to %d" % (here, goal)
+    seat = 1 if phone.attr("seat") == "1" else 2
+    for k, d in enumerate(route):
+        here = phone.move(d, methods[k % len(methods)])
+        carried = int(phone.attr("key"))
+        if drop_foreign and carried and carried != seat:
+            phone.tap("#bDrop")
+            phone.wait_attr("key", "0")
+    return here
+
+
+# ---- an independent observer ------------------------------------------------------------------
+
+
+def observe(ws_url, predicate=lambda view: True, timeout=10.0):
+    """Join as an observer, return the first complete view (tools/view_decoder.py) for which
+    predicate holds, and leave. Pings so the board's idle timeout never closes it."""
+    deadline = time.monotonic() + timeout
+    decoder = ViewDecoder()
+    last_ping = time.monotonic()
+    with connect(ws_url, open_timeout=5, close_timeout=2, max_size=2**16) as ws:
+        ws.send('{"t":"join","role":"watch"}')
+        c = 0
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, "observer: timed out waiting for the view"
+            if time.monotonic() - last_ping > 0.5:
+                c += 1
+                ws.send('{"t":"ping","c":%d}' % c)
+                last_ping = time.monotonic()
+            try:
+                text = ws.recv(timeout=min(left, 0.5))
+            except TimeoutError:
+                continue
+            msg = json.loads(text)
+            if msg.get("t") == "err":
+                raise AssertionError("observer refused: %r" % msg)
+            if msg.get("t") != "view":
+                continue
+            try:
+                view = decoder.feed(text)
+            except ViewError:
+                continue
+            if view is not None and predicate(view):
+                return view
+
+
+def free_steps(maze, start, avoid, count):
+    """A route of up to count steps from start to the farthest cell within count steps, never
+    entering a cell of avoid (keys, say)."""
+    w, h, cells = maze["w"], maze["h"], maze["cells"]
+    best = []
+    for goal in range(w * h):
+        if goal in avoid or goal == start:
+            continue
+        route = path(cells, w, h, start, goal, avoid)
+        if route and len(route) <= count and len(route) > len(best):
+            if not any(c in avoid for c in _cells_of(start, route, w)):
+                best = route
+    return best
+
+
+def _cells_of(start, route, w):
+    here = start
+    out = []
+    for d in route:
+        here = step(here, d, w)
+        out.append(here)
+    return out
+
+
+def straight_run(maze, start, d):
+    """The cells a walk from start straight in direction d crosses until a wall."""
+    w, h, cells = maze["w"], maze["h"], maze["cells"]
+    out = []
+    here = start
+    while cells[here] & (1, 2, 4, 8)[d]:
+        x, y = here % w + (0, 1, 0, -1)[d], here // w + (-1, 0, 1, 0)[d]
+        if not (0 <= x < w and 0 <= y < h):
+            break
+        here = y * w + x
+        out.append(here)
+    return out
