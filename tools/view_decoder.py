@@ -79,7 +79,9 @@ class ViewDecoder:
         self._check_envelope(rec)
         i = rec["i"]
         n = rec["n"]
-        if i != self._next:
+        # Chunk 0 always starts a view: the board abandons a half-sent view when a newer state
+        # exists and starts over with the newest one (docs/protocol.md, "Rules for a decoder").
+        if i != self._next and i != 0:
             raise ViewError("gap", "expected chunk %d, got %d" % (self._next, i))
         if i == 0:
             if "st" not in rec or not isinstance(rec["st"], dict):

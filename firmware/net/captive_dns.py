@@ -34,10 +34,8 @@ MAX_REPLY = const(_HEADER + _MAX_NAME + 4 + 16)  # question echoed + one A recor
 _POLL_MS = const(50)  # idle poll period: DNS waits at most this long, phones time out after 1 s+
 _BURST = const(8)  # packets served per wake-up, so a query flood cannot starve the game
 
-TYPE_A = const(1)
-TYPE_AAAA = const(28)
-CLASS_IN = const(1)
-TTL_S = const(60)
+_TYPE_A = const(1)
+_CLASS_IN = const(1)
 
 # The A record after the echoed question: name = pointer to offset 12 (the question's name),
 # type A, class IN, TTL 60 s, 4 bytes of address follow.
@@ -82,7 +80,7 @@ def build_answer(query, question_end, qtype, qclass, address, out):
     `address` is the 4-byte IPv4 address. An A/IN question gets one record with it; any other
     question gets NOERROR with no records.
     """
-    answer = qtype == TYPE_A and qclass == CLASS_IN
+    answer = qtype == _TYPE_A and qclass == _CLASS_IN
     out[0] = query[0]  # id
     out[1] = query[1]
     out[2] = 0x80 | (query[2] & 0x01)  # QR=1, opcode QUERY, RD copied

@@ -12,6 +12,7 @@
 # READY   c, 0                                     "ready" and "rematch" alike
 # LEAVE   c, 0
 # PING    c, 0
+# SYNC    c, 0                                     resend the whole current view
 import json
 
 from game.compat import const
@@ -30,6 +31,7 @@ DROP = const(3)
 READY = const(4)
 LEAVE = const(5)
 PING = const(6)
+SYNC = const(7)
 
 ROLE_PLAY = const(1)
 ROLE_WATCH = const(2)
@@ -70,6 +72,7 @@ INTENTS = (
     ("rematch", READY),
     ("leave", LEAVE),
     ("ping", PING),
+    ("sync", SYNC),
 )
 
 _HEX = "0123456789abcdef"

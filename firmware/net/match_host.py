@@ -190,6 +190,11 @@ class MatchHost:
             self._join(session, arg, token, name)
         elif session.role == NO_ROLE:
             self._err(session, c, intents.NOT_JOINED)
+        elif kind == intents.SYNC:
+            # A client that lost a record asks for the whole current view again: the writer
+            # sends it even though the state has not changed since the last one.
+            session.sent_epoch = -1
+            session.view_changed()
         elif session.role == OBSERVER:
             if kind == intents.LEAVE:
                 session.kill(1000, "left")
@@ -460,11 +465,12 @@ class MatchHost:
         if seat is None:
             return (
                 '{"t":"welcome","role":"watch","seat":0,"mn":%d,"w":%d,"h":%d,"cool":%d,'
-                '"idle":%d}' % (self.match_no, m.width, m.height, m.cooldown_ms, self.idle_ms)
+                '"cd":%d,"idle":%d}'
+                % (self.match_no, m.width, m.height, m.cooldown_ms, m.countdown_ms, self.idle_ms)
             )
         return (
             '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,'
-            '"mn":%d,"w":%d,"h":%d,"cool":%d,"idle":%d,"grace":%d}'
+            '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d,"grace":%d}'
             % (
                 seat.number,
                 seat.token,
@@ -474,6 +480,7 @@ class MatchHost:
                 m.width,
                 m.height,
                 m.cooldown_ms,
+                m.countdown_ms,
                 self.idle_ms,
                 self.grace_ms,
             )
@@ -566,13 +573,18 @@ class MatchHost:
     def status(self):
         """Figures for a status page."""
         present = 0
+        held = 0
         for number in (1, 2):
             if self.seats[number].session is not None:
                 present += 1
+            if self.seats[number].token is not None:
+                held += 1
         return {
             "phase": rules.PHASE_NAMES[self.match.phase],
             "match": self.match_no,
-            "players": present,
+            "players": present,  # connected now
+            "seats": held,  # taken, connected or inside their reconnect grace period
+            "max_observers": self.max_observers,
             "observers": len(self.observers),
         }
 

@@ -56,7 +56,18 @@ def test_gap_rejected():
     assert _reason(decode, [recs[0], recs[2]]) == "gap"
     assert _reason(decode, recs[1:]) == "gap"
     assert _reason(decode, [recs[0], recs[1], recs[1]]) == "gap"
-    assert _reason(decode, [recs[0], recs[0]]) == "gap"
+    # A repeated chunk 0 starts the view over (not a gap), so this is one view, incomplete.
+    assert _reason(decode, [recs[0], recs[0]]) == "count"
+
+
+def test_a_chunk_0_abandons_a_half_sent_view_for_the_newer_one():
+    # What the gateway does when the state moves on while a view is being sent.
+    m, old = _observer_records()
+    m.state_seq += 1
+    new = records(Projector(), m, OBSERVER)
+    assert len(old) > 1
+    view = decode([old[0], new[0]] + new[1:])
+    assert view["s"] == m.state_seq and view["n"] == len(new)
 
 
 def test_count_mismatch_rejected():

@@ -5,7 +5,18 @@ import json
 import pytest
 
 from net import intents
-from net.intents import DROP, ERROR, JOIN, LEAVE, MOVE, PING, READY, ROLE_PLAY, ROLE_WATCH
+from net.intents import (
+    DROP,
+    ERROR,
+    JOIN,
+    LEAVE,
+    MOVE,
+    PING,
+    READY,
+    ROLE_PLAY,
+    ROLE_WATCH,
+    SYNC,
+)
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 
@@ -17,6 +28,8 @@ CASES = (
     ('{"t":"rematch","c":5}', (READY, 5, 0, None, None)),
     ('{"t":"leave","c":6}', (LEAVE, 6, 0, None, None)),
     ('{"t":"ping","c":1073741823}', (PING, 1073741823, 0, None, None)),
+    ('{"t":"sync","c":7}', (SYNC, 7, 0, None, None)),
+    ('{"t":"sync"}', (ERROR, -1, "BAD_SEQ", None, None)),
     ('{"t":"join","role":"play"}', (JOIN, -1, ROLE_PLAY, None, None)),
     ('{"t":"join","role":"watch","token":null}', (JOIN, -1, ROLE_WATCH, None, None)),
     ('{"t":"join","role":"play","token":"%s"}' % TOKEN, (JOIN, -1, ROLE_PLAY, TOKEN, None)),

@@ -272,3 +272,48 @@ def test_abrupt_disconnects_are_not_errors(game_board):
             raw.sock.close()
 
     run(scenario())
+
+
+def test_sync_resends_the_whole_current_view_without_changing_anything(game_board):
+    async def scenario():
+        p1, p2, obs = await two_players_and_observer(game_board.ws_url)
+        await both_ready(p1, p2)
+        await first_open_move(p1)
+        current = await p1.view_where(lambda v: v["s"] >= 3, what="moved view")
+        await asyncio.sleep(0.2)
+        for client in (p1, obs):  # players and observers alike
+            count = len(client.views)
+            await client.send_json({"t": "sync", "c": client.next_c()})
+            await client.until(lambda c=client, n=count: len(c.views) > n, what="synced view")
+            assert client.views[-1]["s"] == client.views[count - 1]["s"]
+        assert p1.views[-1] == current  # the same state, every record again
+        assert obs.view["s"] == p1.view["s"]  # nothing changed for anyone
+        # Not joined: a coded refusal, no view.
+        stranger = await GameClient(game_board.ws_url, "stranger").connect()
+        reply = await stranger.intent("sync")
+        assert reply["t"] == "err" and reply["code"] == "NOT_JOINED"
+        assert stranger.view is None
+        await close_all(p1, p2, obs, stranger)
+
+    run(scenario())
+
+
+def test_welcome_tells_the_countdown_and_status_tells_seats_held(game_board):
+    import urllib.request
+
+    async def scenario():
+        p1 = await GameClient(game_board.ws_url, "p1").connect()
+        welcome = await p1.join(name="Ann")
+        assert welcome["cd"] >= 0 and welcome["cool"] > 0
+        token = welcome["token"]
+        await p1.ws.close()
+        await asyncio.sleep(0.3)
+        url = game_board.ws_url.replace("ws://", "http://").replace("/ws", "/status")
+        status = json.loads(urllib.request.urlopen(url, timeout=5).read())
+        # Seat 1 is away but still held (inside its grace period): nobody else can take it.
+        assert status["players"] == 0 and status["seats"] == 1
+        again = await GameClient(game_board.ws_url, "p1 again").connect()
+        assert (await again.join(token=token))["resumed"] is True
+        await close_all(again)
+
+    run(scenario())
