@@ -83,10 +83,11 @@ def core_section(workload_path, moves):
     return rows
 
 
-def instr_section(workload_path):
+def instr_section(workload_path, moves):
     if not shutil.which("valgrind") or not upy_binary():
         return {"skipped": "valgrind or micropython not available"}
-    low, high = 100, 600
+    high = min(600, moves)
+    low = high // 6
 
     def count(moves, *flags):
         with tempfile.TemporaryDirectory() as tmp:
@@ -254,8 +255,33 @@ def print_table(report):
             "%-18s %12.2f %12d %10.1f %10d"
             % (r["name"], r["records_mean"], r["records_max"], r["bytes_mean"], r["bytes_max"])
         )
-    print("\n== latency (loopback) ==")
-    print(json.dumps(report["latency"], indent=2))
+    print("\n== latency (loopback, real firmware on the unix port) ==")
+    lat = report["latency"]
+    if "skipped" in lat:
+        print("  skipped:", lat["skipped"])
+    else:
+        echo = lat["echo_ms"]
+        print("%-34s %8s %8s %12s" % ("round trip", "p50 ms", "p99 ms", "p50 / echo"))
+        for key, label in (
+            ("intent_to_ack_ms", "intent -> ack"),
+            ("intent_to_view_ms", "intent -> own view"),
+            ("intent_to_all_observers_ms", "intent -> all 4 observers' views"),
+            ("echo_ms", "plain Microdot echo"),
+        ):
+            row = lat[key]
+            print(
+                "%-34s %8.2f %8.2f %12.1f"
+                % (label, row["p50"], row["p99"], row["p50"] / echo["p50"])
+            )
+        print(
+            "heap (64-bit unix, %s): idle %d, 2 players + 4 observers %d, per client %d bytes"
+            % (
+                lat["heap"],
+                lat["heap_used_idle"],
+                lat["heap_used_2p_4obs"],
+                lat["heap_per_client"],
+            )
+        )
     print("\n== memory ==")
     print(json.dumps(report["memory"], indent=2))
 
@@ -281,7 +307,9 @@ def main(argv):
     }
     report["core"] = core_section(workload_path, len(workload))
     report["instr"] = (
-        {"skipped": "--skip instr"} if "instr" in skip else instr_section(workload_path)
+        {"skipped": "--skip instr"}
+        if "instr" in skip
+        else instr_section(workload_path, len(workload))
     )
     report["wire"] = wire_section(Workload.load(workload_path, len(workload)), quick)
     report["latency"] = (
