@@ -13,7 +13,7 @@ UPY_HEAP ?= 128wK
 export UPY_HEAP
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
@@ -56,6 +56,9 @@ run: $(STAMP) ## host a game on this laptop (MicroPython unix port, board-like h
 
 bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size, latency -> build/bench.json
 	$(PY) tools/bench.py
+
+mem: $(STAMP) ## smallest heap serving 2 players + 4 observers for 2,000 moves -> build/mem.json
+	$(PY) tools/mem_budget.py --bisect --json build/mem.json
 
 fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
 	$(PY) tools/fairness.py 1000

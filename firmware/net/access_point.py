@@ -1,6 +1,8 @@
 # The board's own Wi-Fi: a WPA2 soft access point the phones join. Never opened without a key:
 # a passphrase ESP-IDF would refuse falls back to the default one. On the unix port, `network`
 # is the stand-in from tools/hostboard (put on the path by tools/run_host.sh).
+# Used at start only: main.py drops this module once the AP runs (docs/memory.md), and reads
+# the station count for /status from its own WLAN object.
 
 import network
 
@@ -61,11 +63,3 @@ def ap_address(ap=None):
     except (AttributeError, ValueError, TypeError, OSError):
         addr = ap.ifconfig()[0]
     return addr
-
-
-def station_count():
-    """Phones associated with the AP right now, or -1 if this port cannot tell."""
-    try:
-        return len(network.WLAN(network.AP_IF).status("stations"))
-    except (AttributeError, ValueError, TypeError, OSError):
-        return -1

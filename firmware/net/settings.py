@@ -2,6 +2,8 @@
 # Every field is defined once, in FIELDS. A bad value never stops the board: it is reported as
 # a problem naming the field and the fallback, and that field keeps its default. A password that
 # is unusable falls back to the default password, never to an open network.
+# Used at start only: main.py copies the checked values into a plain object and drops this
+# module (docs/memory.md); its functions stay importable for tests and tools.
 
 import errno
 import json

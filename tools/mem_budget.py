@@ -1,0 +1,806 @@
+"""Memory budget of the deployed board image: does it serve a full room at a given heap?
+
+One run builds the image (tools/build_image.py), copies it into a fresh virtual-board flash
+folder with a settings.json, boots it as a reset would (tools/virtual_board.py: boot.py then
+main.py under the MicroPython unix port with `-X heapsize=NwK`), connects 2 players and 4
+observers with real WebSocket clients, readies up and plays a scripted match of 2,000 accepted
+moves (rematches included) while the observers keep receiving views. It passes when the process
+is still alive, its log holds no MemoryError and no traceback, every move count was reached and,
+at the end, every client still answers a ping and every observer holds the final view.
+
+    python tools/mem_budget.py --heap 64wK          # one run, exit status 0 if it passes
+    python tools/mem_budget.py --bisect             # smallest passing heap -> build/mem.json
+
+Heap figures: `-X heapsize=NwK` gives N K machine words scaled to 32-bit sizes, so the unix
+port's 64-bit heap is twice the bytes a 32-bit board (ESP32) would have; the figures printed
+are the board's own (/status, after a collection) in unix bytes and halved as "32-bit equiv".
+
+The players know only their own square (radius 3): each keeps the cells and objects it has
+seen this match, walks to its own key once seen, then to its own exit and out; otherwise it
+explores the nearest unseen cell (random among equals). Opponent keys picked up on the way are
+dropped at once. A finished match is followed by a rematch, so several mazes are generated.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import deque
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TOOLS))
+
+import build_image  # noqa: E402
+from virtual_board import VirtualBoard, VirtualBoardError  # noqa: E402
+
+ROOT = TOOLS.parent
+DEFAULT_JSON = ROOT / "build" / "mem.json"
+DEFAULT_MOVES = 2000
+OBSERVERS = 4
+STEP_WK = 4  # bisection granularity (K words)
+BISECT_LO_WK = 32  # assumed too small (checked anyway when it is the answer's neighbour)
+BISECT_HI_WK = 128  # the ESP32 heap after one growth is ~112 KB; doubled if even this fails
+
+# Settings of the run: the board defaults (classic 15x15 maze, 4 observers, 20 s idle timeout)
+# except the shortest cooldown the settings allow and a short countdown, so 2,000 moves take
+# about two minutes. Memory does not depend on either.
+RUN_SETTINGS = {"cooldown_ms": 100, "countdown_ms": 300}
+
+DIRS = "NESW"
+DX = (0, 1, 0, -1)
+DY = (-1, 0, 1, 0)
+BITS = (1, 2, 4, 8)
+HEARTBEAT_S = 3.0  # pings from every client: well inside the 20 s idle timeout
+REPLY_TIMEOUT_S = 10.0  # an intent without an answer in this long fails the run
+STALL_S = 30.0  # no accepted move for this long fails the run
+
+
+_JOINED_4 = re.compile(r"observer joined \(4 watching\) \(heap used (\d+), free (\d+)\)")
+
+
+class RunFailed(Exception):
+    pass
+
+
+# ---- image and flash ------------------------------------------------------------------------
+
+
+def build(out):
+    """Build the image into `out`; returns {part: bytes} as build_image reports it."""
+    return build_image.build(out, log=lambda *a: None)
+
+
+def image_bytes(image):
+    """Bytes of the compiled code (.mpy) plus the gzipped client: what the flash must hold
+    besides boot.py and main.py."""
+    image = Path(image)
+    mpy = sum(p.stat().st_size for p in image.rglob("*.mpy"))
+    web = sum(p.stat().st_size for p in (image / "web").rglob("*") if p.is_file())
+    source = sum((image / name).stat().st_size for name in build_image.SOURCE_FILES)
+    return {"mpy": mpy, "web_gz": web, "image_bytes": mpy + web, "source_bytes": source}
+
+
+def deploy(image, flash, settings):
+    """Copy the image's files into the flash folder (what deploy.py would copy), and settings."""
+    flash = Path(flash)
+    for rel in build_image.image_files(Path(image)):
+        dest = flash / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(image) / rel, dest)
+    (flash / "settings.json").write_text(json.dumps(settings))
+
+
+def free_port(kind):
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get_status(port):
+    """The board's /status as a dict (main.py collects garbage before reading the heap)."""
+    with urllib.request.urlopen("http://127.0.0.1:%d/status" % port, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+# ---- clients --------------------------------------------------------------------------------
+
+
+class Client:
+    """One phone: joins, sends intents, reassembles views; players also map what they see."""
+
+    def __init__(self, url, name, role):
+        self.url = url
+        self.name = name
+        self.role = role
+        self.ws = None
+        self.seat = 0
+        self.view = None  # newest complete view: (envelope of record 0, st, objects, cells)
+        self.views = 0
+        self.replies = {}
+        self.refusals = {}  # err code -> count (moves only)
+        self.acks = 0  # accepted moves
+        self.close_code = None
+        self.match = 0  # +1 at every countdown (a new maze)
+        self.cells = {}  # this match's cells seen: index -> passage flags
+        self.things = {}  # this match's objects seen: (kind, owner) -> (variant, cell)
+        self._parts = []
+        self._c = 0
+        self._ping_c = 1_000_000
+        self._tasks = []
+
+    async def connect(self):
+        import websockets
+
+        self.ws = await websockets.connect(
+            self.url, ping_interval=None, max_size=2**16, open_timeout=10, close_timeout=2
+        )
+        self._tasks.append(asyncio.create_task(self._reader()))
+        self._tasks.append(asyncio.create_task(self._heartbeat()))
+        return self
+
+    async def close(self):
+        for task in self._tasks:
+            task.cancel()
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def _heartbeat(self):
+        import websockets
+
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            self._ping_c += 1
+            try:
+                await self.ws.send('{"t":"ping","c":%d}' % self._ping_c)
+            except websockets.ConnectionClosed:
+                return
+
+    async def _reader(self):
+        import websockets
+
+        try:
+            async for text in self.ws:
+                self._take(json.loads(text))
+        except websockets.ConnectionClosed:
+            pass
+        rcvd = self.ws.protocol.close_rcvd
+        self.close_code = rcvd.code if rcvd is not None else 1006
+
+    def _take(self, msg):
+        t = msg.get("t")
+        if t in ("ack", "err", "pong") and "c" in msg:
+            self.replies[msg["c"]] = msg
+        elif t == "welcome":
+            self.seat = msg["seat"]
+        elif t == "ev" and msg.get("e") == "phase" and msg.get("ph") == "countdown":
+            self.match += 1
+            self.cells = {}
+            self.things = {}
+        elif t == "view":
+            self._record(msg)
+
+    def _record(self, rec):
+        if rec["i"] == 0:
+            self._parts = [rec]
+        elif self._parts and rec["s"] == self._parts[0]["s"] and rec["i"] == len(self._parts):
+            self._parts.append(rec)
+        else:
+            self._parts = []
+            return
+        if len(self._parts) < rec["n"]:
+            return
+        parts, self._parts = self._parts, []
+        cells = {}
+        objects = []
+        for part in parts:
+            objects.extend(part.get("o", ()))
+            for start, hexes in part.get("c", ()):
+                for k, ch in enumerate(hexes):
+                    cells[start + k] = int(ch, 16)
+        self.view = (parts[0], parts[0]["st"], objects, cells)
+        self.views += 1
+        if self.role == "play":
+            self.cells.update(cells)
+            for key in [k for k, (_, cell) in self.things.items() if cell in cells]:
+                del self.things[key]  # seen again: where it is now is in this view, or nowhere
+            for kind, owner, variant, cell in objects:
+                self.things[(kind, owner)] = (variant, cell)
+
+    def next_c(self):
+        self._c += 1
+        return self._c
+
+    async def until(self, predicate, timeout, what):
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if self.close_code is not None:
+                raise RunFailed(
+                    "%s closed (%s) waiting for %s" % (self.name, self.close_code, what)
+                )
+            if time.monotonic() > deadline:
+                raise RunFailed("%s: no %s within %.0f s" % (self.name, what, timeout))
+            await asyncio.sleep(0.005)
+
+    async def intent(self, t, **fields):
+        c = self.next_c()
+        msg = {"t": t, "c": c}
+        msg.update(fields)
+        await self.ws.send(json.dumps(msg))
+        await self.until(lambda: c in self.replies, REPLY_TIMEOUT_S, "reply to %s" % t)
+        return self.replies.pop(c)
+
+    async def join(self):
+        msg = {"t": "join", "role": self.role, "name": self.name}
+        await self.ws.send(json.dumps(msg))
+        await self.until(lambda: self.view is not None, REPLY_TIMEOUT_S, "first view")
+
+    async def ping(self):
+        self._ping_c += 1
+        c = self._ping_c
+        await self.ws.send('{"t":"ping","c":%d}' % c)
+        await self.until(lambda: c in self.replies, REPLY_TIMEOUT_S, "pong")
+
+
+# ---- the players' strategy ------------------------------------------------------------------
+
+
+def choose(client, rng):
+    """The next direction for a player in an active match, or None (nothing sensible)."""
+    env, st, _, _ = client.view
+    w, h = env["w"], env["h"]
+    pos = st["p"]
+    seat = client.seat
+    own_exit = client.things.get((1, seat))
+    if st["xo"] and own_exit is not None and own_exit[1] == pos:
+        return own_exit[0]  # out through the open exit
+    goal = None
+    if st["k"] != seat:
+        found = client.things.get((0, seat))
+        goal = found[1] if found else None
+    elif own_exit is not None:
+        goal = own_exit[1]
+    other_key = client.things.get((0, 3 - seat))
+    avoid = (other_key[1],) if other_key else ()
+    route = None
+    if goal is not None:
+        route = _route(client.cells, w, h, pos, lambda c: c == goal, avoid, rng)
+    if route is None:  # explore: the nearest cell not seen yet
+        route = _route(client.cells, w, h, pos, lambda c: c not in client.cells, avoid, rng)
+    if route is None:
+        route = _route(client.cells, w, h, pos, lambda c: c not in client.cells, (), rng)
+    if route:
+        return route
+    flags = client.cells.get(pos, 0)
+    open_sides = [d for d in range(4) if flags & BITS[d] and _inside(pos, d, w, h)]
+    return rng.choice(open_sides) if open_sides else None
+
+
+def _inside(cell, d, w, h):
+    x = cell % w + DX[d]
+    y = cell // w + DY[d]
+    return 0 <= x < w and 0 <= y < h
+
+
+def _route(cells, w, h, start, is_goal, avoid, rng):
+    """First direction of a shortest path over known open passages to a cell where is_goal
+    holds (an unseen cell ends a path), or None."""
+    first = {start: None}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        flags = cells.get(here)
+        if flags is None:
+            continue  # unseen: its passages are unknown
+        dirs = [0, 1, 2, 3]
+        rng.shuffle(dirs)
+        for d in dirs:
+            if not flags & BITS[d] or not _inside(here, d, w, h):
+                continue
+            nxt = here + DX[d] + DY[d] * w
+            if nxt in first or nxt in avoid:
+                continue
+            first[nxt] = d if here == start else first[here]
+            if is_goal(nxt):
+                return first[nxt]
+            queue.append(nxt)
+    return None
+
+
+async def play(client, tally, target, cooldown_s, rng):
+    """Move until the room has made `target` accepted moves; rematch after every finish."""
+    asked_for = 0
+    while tally["moves"] < target:
+        env, st, _, _ = client.view
+        phase = env["ph"]
+        if phase == "finished":
+            if asked_for != client.match:
+                asked_for = client.match
+                reply = await client.intent("rematch")
+                if reply["t"] != "ack":
+                    raise RunFailed("%s: rematch refused: %s" % (client.name, reply))
+            await asyncio.sleep(0.01)
+            continue
+        if phase != "active" or st["xd"]:
+            await asyncio.sleep(0.01)  # countdown, waiting, or out and the window still open
+            continue
+        if st["k"] == 3 - client.seat:
+            reply = await client.intent("drop")  # the opponent's key: leave it for its owner
+            if reply["t"] == "ack":
+                await client.until(
+                    lambda: client.view[1]["k"] == 0 or client.view[0]["ph"] != "active",
+                    REPLY_TIMEOUT_S,
+                    "key dropped",
+                )
+            continue
+        d = choose(client, rng)
+        if d is None:
+            await asyncio.sleep(0.01)
+            continue
+        seen = client.views
+        reply = await client.intent("move", d=DIRS[d])
+        if reply["t"] == "ack":
+            client.acks += 1
+            tally["moves"] += 1
+            tally["last_move"] = time.monotonic()
+            sent = time.monotonic()
+            await client.until(
+                lambda seen=seen: client.views > seen, REPLY_TIMEOUT_S, "view after a move"
+            )
+            left = cooldown_s - (time.monotonic() - sent)
+            if left > 0:
+                await asyncio.sleep(left)
+        else:
+            code = reply.get("code", "?")
+            client.refusals[code] = client.refusals.get(code, 0) + 1
+            if code not in ("COOLDOWN", "PHASE", "COUNTDOWN", "EXITED"):
+                # WALL and the like: the map was stale (a view was skipped); wait for a newer one
+                await client.until(lambda seen=seen: client.views > seen, 2.0, "a newer view")
+            else:
+                await asyncio.sleep(0.02)
+
+
+# ---- one run --------------------------------------------------------------------------------
+
+
+def _memory_figures(status):
+    return {
+        "mem_alloc": status.get("mem_alloc"),
+        "mem_free": status.get("mem_free"),
+    }
+
+
+async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
+    url = "ws://127.0.0.1:%d/ws" % http_port
+    rng = random.Random(seed)
+    clients = []
+    watchdog = None
+    try:
+        p1 = await Client(url, "p1", "play").connect()
+        clients.append(p1)
+        await p1.join()
+        p2 = await Client(url, "p2", "play").connect()
+        clients.append(p2)
+        await p2.join()
+        for i in range(OBSERVERS):
+            obs = await Client(url, "obs%d" % (i + 1), "watch").connect()
+            clients.append(obs)
+            await obs.join()
+        result["stage"] = "6 clients joined"
+        await asyncio.sleep(0.5)  # let the writers settle before measuring
+        # The gateway logs the heap after a collection as the 4th observer joins: the room
+        # with no HTTP request in flight (the /status figures below include that request).
+        found = _JOINED_4.findall(board.read_log())
+        if found:
+            result["six_clients_log"] = {
+                "mem_alloc": int(found[-1][0]),
+                "mem_free": int(found[-1][1]),
+            }
+        status = await asyncio.to_thread(get_status, http_port)
+        result["six_clients"] = _memory_figures(status)
+        say(
+            "  6 clients: heap in use %d, free %d bytes (unix)"
+            % (status["mem_alloc"], status["mem_free"])
+        )
+        for player in (p1, p2):
+            reply = await player.intent("ready")
+            if reply["t"] != "ack":
+                raise RunFailed("%s: ready refused: %s" % (player.name, reply))
+        result["stage"] = "playing"
+        tally = {"moves": 0, "last_move": time.monotonic()}
+
+        async def guard():
+            while True:
+                await asyncio.sleep(0.5)
+                if board.process.poll() is not None:
+                    raise RunFailed("the board process ended (%s)" % board.process.returncode)
+                if "MemoryError" in board.read_log():
+                    raise RunFailed("MemoryError in the board log")
+                if time.monotonic() - tally["last_move"] > STALL_S:
+                    raise RunFailed("no accepted move for %.0f s" % STALL_S)
+
+        watchdog = asyncio.create_task(guard())
+        players = asyncio.gather(
+            play(p1, tally, moves, cooldown_s, random.Random(rng.random())),
+            play(p2, tally, moves, cooldown_s, random.Random(rng.random())),
+        )
+        done, _ = await asyncio.wait({watchdog, players}, return_when=asyncio.FIRST_COMPLETED)
+        if watchdog in done:
+            players.cancel()
+            try:
+                await players
+            except (asyncio.CancelledError, RunFailed):
+                pass
+            watchdog.result()  # raises the reason
+        players.result()
+        result["moves"] = tally["moves"]
+        result["stage"] = "moves done"
+        # Everyone still served: a pong for each client, then every observer on the final state.
+        for client in clients:
+            await client.ping()
+        final = max(p1.view[0]["s"], p2.view[0]["s"])
+        for obs in clients[2:]:
+            await obs.until(
+                lambda o=obs: o.view[0]["s"] >= final and o.match == p1.match,
+                REPLY_TIMEOUT_S,
+                "the final view",
+            )
+        status = await asyncio.to_thread(get_status, http_port)
+        result["end"] = _memory_figures(status)
+        result["stage"] = "done"
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        result["acks"] = {c.name: c.acks for c in clients[:2]}
+        result["refusals"] = {c.name: c.refusals for c in clients[:2]}
+        result["views"] = {c.name: c.views for c in clients}
+        result["matches"] = max((c.match for c in clients), default=0)
+        for client in clients:
+            await client.close()
+
+
+def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=None):
+    """Boot the image at `heap_wk` K words and play; returns a result dict (`ok` says it all)."""
+    heap = "%dwK" % heap_wk
+    result = {"heap_wK": heap_wk, "ok": False, "stage": "boot", "moves": 0, "target": moves}
+    run_settings = dict(RUN_SETTINGS)
+    run_settings.update(settings or {})
+    cooldown_s = run_settings["cooldown_ms"] / 1000 + 0.005
+    work = Path(tempfile.mkdtemp(prefix="mem-budget-"))
+    try:
+        deploy(image, work / "flash", run_settings)
+        with VirtualBoard(work / "flash", heapsize=heap) as board:
+            http_port = free_port(socket.SOCK_STREAM)
+            dns_port = free_port(socket.SOCK_DGRAM)
+            board.boot(
+                {
+                    "MAZE_HTTP_PORT": str(http_port),
+                    "MAZE_DNS_PORT": str(dns_port),
+                    "MAZE_BIND": "127.0.0.1",
+                }
+            )
+            try:
+                board.wait_listening(http_port, timeout=30)
+                status = get_status(http_port)
+                result["boot"] = _memory_figures(status)
+                result["stage"] = "booted"
+                say(
+                    "  booted: heap in use %d, free %d bytes (unix)"
+                    % (status["mem_alloc"], status["mem_free"])
+                )
+                asyncio.run(
+                    asyncio.wait_for(
+                        _scenario(board, http_port, moves, cooldown_s, result, say, seed),
+                        timeout=60 + moves * 0.5,
+                    )
+                )
+            except (
+                RunFailed,
+                VirtualBoardError,
+                OSError,
+                asyncio.TimeoutError,
+                TimeoutError,
+            ) as err:
+                result["error"] = "%s: %s" % (type(err).__name__, err)
+            except Exception as err:  # websockets' own errors: the board refused or dropped us
+                result["error"] = "%s: %s" % (type(err).__name__, err)
+            log = board.read_log()
+            alive = board.process is not None and board.process.poll() is None
+        result["alive"] = alive
+        result["memory_error"] = "MemoryError" in log
+        result["traceback"] = "Traceback" in log
+        result["boot_log"] = [line for line in log.splitlines() if line.startswith("mem")]
+        result["log_tail"] = log.splitlines()[-15:]
+        result["log"] = log
+        result["ok"] = (
+            result["stage"] == "done"
+            and alive
+            and not result["memory_error"]
+            and not result["traceback"]
+            and result["moves"] >= moves
+        )
+        return result
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def describe(result):
+    if result["ok"]:
+        return "pass: %d moves (%s), %d matches" % (
+            result["moves"],
+            ", ".join("%s %d" % kv for kv in sorted(result["acks"].items())),
+            result["matches"],
+        )
+    why = result.get("error") or ("MemoryError" if result.get("memory_error") else "?")
+    return "FAIL at %s: %s" % (result["stage"], why)
+
+
+# ---- resident cost per part ----------------------------------------------------------------
+
+# Run on the unix port in a flash folder holding the image: the same imports and objects as
+# main.py, in its order, with a collection before and after each step. Keep it in step with
+# firmware/main.py. Prints "part bytes" lines, then the qstr pool line of qstr_info().
+_PARTS_SCRIPT = """
+import gc, sys, micropython
+def used():
+    gc.collect()
+    return gc.mem_alloc()
+last = [used()]
+def part(name):
+    now = used()
+    print('part', name, now - last[0])
+    last[0] = now
+import asyncio, time
+part('asyncio')
+class Config:
+    pass
+from net.settings import load_settings
+from net.access_point import start_access_point
+settings, problems = load_settings()
+address = start_access_point(settings, lambda line: None)
+config = Config()
+for name, value in settings.pairs():
+    setattr(config, name, value)
+part('boot-only modules (settings, access point), while loaded')
+import network
+wlan = network.WLAN(network.AP_IF)
+del settings, load_settings, start_access_point
+import net
+for name in ('net.settings', 'net.access_point', 'machine'):
+    if sys.modules.pop(name, None) is not None and '.' in name:
+        delattr(net, name.split('.')[1])
+part('after dropping them (their qstrs stay)')
+from microdot import Microdot
+part('microdot (core, websocket, helpers)')
+import game.engine
+part('game core (engine, rules, maze, placement, fifo, prng)')
+import game.projector
+part('game.projector (+ jsonbuf)')
+import net.intents
+part('net.intents')
+import net.match_host
+part('net.match_host')
+from net.gateway import add_game_routes
+part('net.gateway')
+from net import portal
+part('net.portal')
+from net.captive_dns import CaptiveDns
+part('net.captive_dns')
+dns = CaptiveDns(address, config.dns_port, '127.0.0.1')
+app = Microdot()
+game = add_game_routes(app, config, lambda line: None)
+part('objects: Match, Projector, Gateway buffers, CaptiveDns')
+portal.add_portal_routes(app, portal.board_url(address, 8080))
+portal.add_status_route(app, dict)
+portal.add_client_routes(app, 'web')
+part('routes (4) and handlers')
+game.host.observer_view()
+part('observer view frames (SharedView)')
+micropython.qstr_info()
+"""
+
+
+def parts(image, settings=None):
+    """[(part, unix bytes)] resident after each step of main.py's wiring, plus the qstr pool
+    total (already counted inside the parts: every module interns its names)."""
+    import subprocess
+
+    from virtual_board import board_path, find_micropython
+
+    work = Path(tempfile.mkdtemp(prefix="mem-parts-"))
+    try:
+        flash = work / "flash"
+        deploy(image, flash, settings or RUN_SETTINGS)
+        env = dict(os.environ, MICROPYPATH=board_path(flash))
+        out = subprocess.run(
+            [find_micropython(), "-X", "heapsize=1wM", "-c", _PARTS_SCRIPT],
+            cwd=flash,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if out.returncode != 0:
+            raise RunFailed("parts script failed: " + (out.stderr or out.stdout)[-500:])
+        rows = []
+        for line in out.stdout.splitlines():
+            if line.startswith("part "):
+                name, _, size = line[5:].rpartition(" ")
+                rows.append((name, int(size)))
+        found = re.search(r"n_qstr=(\d+).*n_total_bytes=(\d+)", out.stdout)
+        if found:
+            rows.append(("(qstr pool: %s names)" % found.group(1), int(found.group(2))))
+        return rows
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def print_parts(rows, say=print):
+    scale = 32 / word_bits()
+    say("  %-58s %9s %9s" % ("part", "unix B", "~32-bit B"))
+    for name, size in rows:
+        say("  %-58s %9d %9d" % (name, size, int(size * scale)))
+
+
+# ---- bisection ------------------------------------------------------------------------------
+
+
+def bisect(image, moves, say, lo=BISECT_LO_WK, hi=BISECT_HI_WK):
+    """Smallest heap (multiple of STEP_WK K words) that passes; returns (wK, results by wK)."""
+    results = {}
+
+    def trial(wk):
+        say("heap %dwK ..." % wk)
+        res = run_once(image, wk, moves, say)
+        say("heap %dwK: %s" % (wk, describe(res)))
+        if not res["ok"]:
+            for line in res["log_tail"][-6:]:
+                say("    | " + line)
+        results[wk] = res
+        return res["ok"]
+
+    while not trial(hi):
+        lo, hi = hi, hi * 2
+        if hi > 1024:
+            raise RunFailed("the image fails even at %dwK" % lo)
+    # invariant: hi passes; lo is assumed to fail until checked
+    lo_k, hi_k = lo // STEP_WK, hi // STEP_WK
+    while hi_k - lo_k > 1:
+        mid = (lo_k + hi_k) // 2
+        if trial(mid * STEP_WK):
+            hi_k = mid
+        else:
+            lo_k = mid
+    if lo_k * STEP_WK == lo and lo not in results and trial(lo):
+        hi_k = lo_k  # the assumed floor passes too: report it
+    return hi_k * STEP_WK, results
+
+
+def word_bits():
+    """Width of the unix port's words (64 on x86-64): its heap bytes are 64/32 of a board's."""
+    return 64 if sys.maxsize > 2**32 else 32
+
+
+def summary(image_sizes, heap_wk, result, moves, part_rows=()):
+    """The figures of one passing run (at `heap_wk`) as a flat dict for build/mem.json."""
+    scale = 32 / word_bits()
+
+    def figure(stage, key):
+        return (result.get(stage) or {}).get(key)
+
+    out = {
+        "min_heap_wK": heap_wk,
+        "heap_bytes_unix": heap_wk * 1024 * word_bits() // 32 if heap_wk else None,
+        "unix_word_bits": word_bits(),
+        "moves": moves,
+        "players": 2,
+        "observers": OBSERVERS,
+        "settings": RUN_SETTINGS,
+        "matches": result.get("matches"),
+        "image_bytes": image_sizes["image_bytes"],
+        "image_mpy_bytes": image_sizes["mpy"],
+        "image_web_gz_bytes": image_sizes["web_gz"],
+        "source_bytes": image_sizes["source_bytes"],
+        "in_use_after_boot": figure("boot", "mem_alloc"),
+        "free_after_boot": figure("boot", "mem_free"),
+        "in_use_6_clients": figure("six_clients", "mem_alloc"),
+        "free_after_boot_6_clients": figure("six_clients", "mem_free"),
+        "in_use_6_clients_no_request": figure("six_clients_log", "mem_alloc"),
+        "in_use_end": figure("end", "mem_alloc"),
+        "free_end": figure("end", "mem_free"),
+    }
+    for key in list(out):
+        if key.startswith(("free_", "in_use_")) and out[key] is not None:
+            out[key + "_32bit_equiv"] = int(out[key] * scale)
+    out["parts_unix_bytes"] = dict(part_rows)
+    return out
+
+
+def print_figures(out, say=print):
+    scale = 32 / word_bits()
+    say("figures (unix %d-bit bytes, ~32-bit equivalent = x%.1f):" % (word_bits(), scale))
+    for key in (
+        "in_use_after_boot",
+        "in_use_6_clients_no_request",
+        "in_use_6_clients",
+        "free_after_boot_6_clients",
+        "in_use_end",
+        "free_end",
+    ):
+        if out.get(key) is not None:
+            say("  %-30s %8d  (~%d)" % (key, out[key], out[key + "_32bit_equiv"]))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--heap", help="one run at this heap, e.g. 64wK")
+    what.add_argument("--bisect", action="store_true", help="find the smallest passing heap")
+    what.add_argument("--parts", action="store_true", help="only the resident cost per part")
+    parser.add_argument("--moves", type=int, default=DEFAULT_MOVES, help="accepted moves")
+    parser.add_argument("--json", default=str(DEFAULT_JSON), help="where --bisect writes")
+    parser.add_argument("--image", help="use this built image instead of building one")
+    args = parser.parse_args(argv)
+
+    work = None
+    if args.image:
+        image = Path(args.image)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="mem-image-"))
+        image = work / "image"
+        try:
+            build(image)
+        except build_image.BuildError as err:
+            print("mem_budget: error: %s" % err, file=sys.stderr)
+            return 2
+    try:
+        sizes = image_bytes(image)
+        print(
+            "image: %d bytes (.mpy %d + gzipped client %d); boot.py + main.py %d bytes"
+            % (sizes["image_bytes"], sizes["mpy"], sizes["web_gz"], sizes["source_bytes"])
+        )
+        rows = parts(image)
+        print("resident cost per part, in main.py's order:")
+        print_parts(rows)
+        if args.parts:
+            return 0
+        if args.heap:
+            wk = int(args.heap.lower().rstrip("k").rstrip("w"))
+            res = run_once(image, wk, args.moves)
+            print("heap %dwK: %s" % (wk, describe(res)))
+            if not res["ok"]:
+                print("\n".join("    | " + line for line in res["log_tail"]))
+            print_figures(summary(sizes, wk, res, args.moves))
+            return 0 if res["ok"] else 1
+        try:
+            min_wk, results = bisect(image, args.moves, print)
+        except RunFailed as err:
+            print("mem_budget: error: %s" % err, file=sys.stderr)
+            return 1
+        out = summary(sizes, min_wk, results[min_wk], args.moves, rows)
+        out["trials"] = {"%dwK" % k: describe(v) for k, v in sorted(results.items())}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+        print_figures(out)
+        print(
+            "smallest heap: %dwK (%d bytes on this %d-bit unix port, %d KB on a 32-bit board)"
+            % (min_wk, out["heap_bytes_unix"], word_bits(), min_wk)
+        )
+        print("figures: %s" % args.json)
+        return 0
+    finally:
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
