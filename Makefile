@@ -79,7 +79,7 @@ MARCH ?=
 FROZEN ?=
 RESUME ?=
 BOOT ?=
-IMAGE := build/image
+IMAGE ?= build/image
 VFLASH ?= build/vflash
 FLASH_OFFSET = $(if $(filter esp32,$(CHIP)),0x1000,0x0)
 

@@ -1,7 +1,8 @@
 # The laptop-to-board path without hardware: build the image, deploy it with tools/deploy.py
 # to a virtual board (the MicroPython unix port on a pty, a temp folder as its flash), check
 # with mpremote's own commands what arrived, then boot the deployed boot.py + main.py and
-# fetch the phone client over HTTP. No mocks: every board is a real micropython process.
+# fetch the phone client over HTTP; and the whole path as a person runs it: `make deploy`,
+# boot, and a match played over WebSocket. No mocks: every board is a real micropython process.
 #
 # The .mpy mismatch paths use images that a real mpy-cross could make for another board:
 # native code compiled for xtensawin (the ESP32's architecture; the virtual board is x64), and
@@ -315,3 +316,67 @@ def test_deployed_firmware_boots_and_serves_the_client(image, tmp_path):
             assert gzip.decompress(body) == client.read_bytes()
         assert board.process.poll() is None, board.read_log()
         assert "http: serving" in board.read_log()
+
+
+# -- the whole flashing path, as a person would run it ----------------------------------------
+
+
+def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
+    """`make deploy PORT=<pty>` into an empty virtual board, the deployed boot.py + main.py
+    booted as a reset would, then two players and an observer play a match over WebSocket."""
+    import asyncio
+    import json
+
+    sys.path.insert(0, str(ROOT / "host_tests" / "gateway"))
+    from game_client import (
+        both_ready,
+        close_all,
+        fetch_own_key_and_open_exit,
+        run,
+        two_players_and_observer,
+    )
+
+    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    # The settings file a person edits on the board: a small quick match for the test.
+    settings = {"preset": "small", "cooldown_ms": 100, "countdown_ms": 300}
+    (flash / "settings.json").write_text(json.dumps(settings))
+    with VirtualBoard(flash, heapsize=BOOT_HEAP) as board:
+        made = subprocess.run(
+            ["make", "deploy", "PORT=" + board.port, "RESUME=1", "IMAGE=" + str(tmp_path / "img")],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
+        assert made.returncode == 0, made.stdout + made.stderr
+        assert (flash / "main.py").is_file() and (flash / "game" / "engine.mpy").is_file()
+        assert json.loads((flash / "settings.json").read_text()) == settings  # left alone
+        board.boot(
+            {
+                "MAZE_HTTP_PORT": str(http_port),
+                "MAZE_DNS_PORT": str(dns_port),
+                "MAZE_BIND": "127.0.0.1",
+            }
+        )
+        board.wait_listening(http_port)
+
+        async def match():
+            url = "ws://127.0.0.1:%d/ws" % http_port
+            p1, p2, obs = await two_players_and_observer(url)
+            assert p1.welcome["w"] == 9  # the deployed board read its settings.json
+            await both_ready(p1, p2)
+            outward = await fetch_own_key_and_open_exit(p1, obs)
+            await asyncio.sleep(0.12)  # the cooldown of the last step
+            assert (await p1.move(outward))["t"] == "ack"
+            for client in (p1, p2, obs):
+                result = await client.event("result", timeout=3)
+                assert result["result"] == "win" and result["winner"] == 1
+            await close_all(p1, p2, obs)
+
+        run(match(), timeout=120)
+        log = board.read_log()
+        assert board.process.poll() is None, log
+        assert "Traceback" not in log and "MemoryError" not in log, log
