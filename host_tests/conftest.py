@@ -2,6 +2,7 @@
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,5 +66,26 @@ def run_upy(upy_binary):
             timeout=timeout,
             stdin=subprocess.DEVNULL,
         )
+
+    return run
+
+
+@pytest.fixture
+def run_both(upy_binary):
+    """run_both(script, *args) -> (CPython's stdout lines, MicroPython's stdout lines): the same
+    script under both interpreters from the repo root, for differential tests."""
+
+    def run(script, *args, heapsize=DEFAULT_HEAPSIZE, timeout=600):
+        outputs = []
+        for command in (
+            [sys.executable, script, *map(str, args)],
+            [upy_binary, "-X", f"heapsize={heapsize}", script, *map(str, args)],
+        ):
+            done = subprocess.run(
+                command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout
+            )
+            assert done.returncode == 0, " ".join(command) + "\n" + done.stderr
+            outputs.append(done.stdout.splitlines())
+        return outputs[0], outputs[1]
 
     return run

@@ -1,23 +1,11 @@
 # Differential check: the same seeded matches on CPython and on the real MicroPython unix port,
 # compared digest by digest after every command (MicroPython's own tests work the same way).
-import subprocess
-import sys
-
 SEEDS = 120
 STEPS = 400
 
 
-def _trace(cmd, repo_root):
-    out = subprocess.run(
-        cmd, cwd=repo_root, capture_output=True, text=True, timeout=600, check=True
-    ).stdout
-    return out.splitlines()
-
-
-def test_cpython_and_micropython_agree_after_every_command(repo_root, upy_binary):
-    args = ["tools/diff_trace.py", "0", str(SEEDS), str(STEPS)]
-    cpython = _trace([sys.executable, *args], repo_root)
-    upy = _trace([upy_binary, "-X", "heapsize=128wK", *args], repo_root)
+def test_cpython_and_micropython_agree_after_every_command(run_both):
+    cpython, upy = run_both("tools/diff_trace.py", 0, SEEDS, STEPS)
     assert len(cpython) == SEEDS
     assert len(upy) == SEEDS
     compared = 0
