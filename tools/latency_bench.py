@@ -35,6 +35,10 @@ from pathlib import Path
 import websockets
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from ws_game_client import WsGameClient  # noqa: E402
+
 RUN_HOST = ROOT / "tools" / "run_host.sh"
 OBSERVERS = int(os.environ.get("BENCH_OBSERVERS", "4"))
 
@@ -104,74 +108,62 @@ def percentile(values, p):
     return round(ordered[k], 3)
 
 
-class Peer:
-    """A client that keeps the newest complete view and every reply."""
+class Peer(WsGameClient):
+    """The shared protocol client (tools/ws_game_client.py), noting when each reply and each
+    complete view arrived. Views are not merged: only their sequence, phase and size count
+    here, and merging observer views in the readers would add to the times measured. Waiters
+    wait on an event set after every message: they never spin."""
 
-    def __init__(self, ws):
-        self.ws = ws
-        self.replies = {}
+    def __init__(self, url):
+        super().__init__(url, heartbeat_s=1.0, open_timeout=10.0)
         self.reply_at = {}
         self.view_s = -1
         self.view_at = 0.0
         self.view_bytes = 0
-        self.welcome = None
-        self.parts = 0
         self.part_bytes = 0
         self.active = asyncio.Event()
         self.changed = asyncio.Event()  # set after every message: waiters never spin
+        self._text_bytes = 0
 
-    async def until(self, predicate, timeout=5.0):
+    def on_text(self, text):
+        self._text_bytes = len(text)
+
+    def on_message(self, msg):
+        t = msg.get("t")
+        if t == "view":
+            if msg["i"] == 0:
+                self.part_bytes = 0
+            self.part_bytes += self._text_bytes
+        elif t in ("ack", "err", "pong") and "c" in msg:
+            self.reply_at[msg["c"]] = time.perf_counter()
+        self.changed.set()  # the waiters run once this message is routed
+
+    def view_complete(self, parts):
+        self.view_at = time.perf_counter()
+        last = parts[-1]
+        self.view_s = last["s"]
+        self.view_bytes = self.part_bytes
+        if last["ph"] == "active":
+            self.active.set()
+
+    async def until(self, predicate, timeout=None, what="condition"):
+        if timeout is None:
+            timeout = self.reply_timeout
         deadline = time.perf_counter() + timeout
         while not predicate():
             self.changed.clear()
             left = deadline - time.perf_counter()
             if left <= 0:
-                raise TimeoutError("condition not met")
+                raise TimeoutError("%s not met" % what)
             try:
                 await asyncio.wait_for(self.changed.wait(), left)
             except asyncio.TimeoutError:
                 pass
 
-    async def reader(self):
-        try:
-            async for text in self.ws:
-                msg = json.loads(text)
-                t = msg["t"]
-                if t == "view":
-                    if msg["i"] == 0:
-                        self.parts = 0
-                        self.part_bytes = 0
-                    self.parts += 1
-                    self.part_bytes += len(text)
-                    if self.parts == msg["n"]:
-                        self.view_s = msg["s"]
-                        self.view_at = time.perf_counter()
-                        self.view_bytes = self.part_bytes
-                        if msg["ph"] == "active":
-                            self.active.set()
-                elif t in ("ack", "err", "pong"):
-                    self.replies[msg["c"]] = msg
-                    self.reply_at[msg["c"]] = time.perf_counter()
-                elif t == "welcome":
-                    self.welcome = msg
-                self.changed.set()
-        except websockets.ConnectionClosed:
-            pass
 
-    async def heartbeat(self):
-        c = 10**6
-        while True:
-            await asyncio.sleep(1.0)
-            c += 1
-            await self.ws.send('{"t":"ping","c":%d}' % c)
-
-
-async def connect(url, join):
-    ws = await websockets.connect(url, ping_interval=None, max_size=2**16)
-    peer = Peer(ws)
-    peer.tasks = [asyncio.create_task(peer.reader()), asyncio.create_task(peer.heartbeat())]
-    await ws.send(json.dumps(join))
-    await peer.until(lambda: peer.welcome is not None and peer.view_s >= 0)
+async def connect(url, role, name=None):
+    peer = await Peer(url).connect()
+    await peer.join(role, name=name)
     return peer
 
 
@@ -181,9 +173,9 @@ async def reply(peer, c):
 
 
 async def measure_game(url, samples, cooldown_ms):
-    p1 = await connect(url, {"t": "join", "role": "play", "name": "bench1"})
-    p2 = await connect(url, {"t": "join", "role": "play", "name": "bench2"})
-    observers = [await connect(url, {"t": "join", "role": "watch"}) for _ in range(OBSERVERS)]
+    p1 = await connect(url, "play", "bench1")
+    p2 = await connect(url, "play", "bench2")
+    observers = [await connect(url, "watch") for _ in range(OBSERVERS)]
     await asyncio.sleep(0.3)  # the last join's heap line reaches the log
     for c, peer in ((1, p1), (1, p2)):
         await peer.ws.send('{"t":"ready","c":%d}' % c)
@@ -222,9 +214,7 @@ async def measure_game(url, samples, cooldown_ms):
         view_bytes = p1.view_bytes
     obs_bytes = observers[0].view_bytes if observers else 0
     for peer in [p1, p2, *observers]:
-        for task in peer.tasks:
-            task.cancel()
-        await peer.ws.close()
+        await peer.close()
     return to_ack, to_player, to_observers, view_bytes, obs_bytes
 
 

@@ -41,6 +41,7 @@ sys.path.insert(0, str(TOOLS))
 
 import build_image  # noqa: E402
 from virtual_board import VirtualBoard, VirtualBoardError  # noqa: E402
+from ws_game_client import BITS, DIRS, DX, DY, WsGameClient  # noqa: E402
 
 ROOT = TOOLS.parent
 DEFAULT_JSON = ROOT / "build" / "mem.json"
@@ -55,10 +56,6 @@ BISECT_HI_WK = 128  # the ESP32 heap after one growth is ~112 KB; doubled if eve
 # about two minutes. Memory does not depend on either.
 RUN_SETTINGS = {"cooldown_ms": 100, "countdown_ms": 300}
 
-DIRS = "NESW"
-DX = (0, 1, 0, -1)
-DY = (-1, 0, 1, 0)
-BITS = (1, 2, 4, 8)
 HEARTBEAT_S = 3.0  # pings from every client: well inside the 20 s idle timeout
 REPLY_TIMEOUT_S = 10.0  # an intent without an answer in this long fails the run
 STALL_S = 30.0  # no accepted move for this long fails the run
@@ -114,140 +111,45 @@ def get_status(port):
 # ---- clients --------------------------------------------------------------------------------
 
 
-class Client:
-    """One phone: joins, sends intents, reassembles views; players also map what they see."""
+class Client(WsGameClient):
+    """One phone (the shared protocol client); players also map what they see this match."""
 
     def __init__(self, url, name, role):
-        self.url = url
-        self.name = name
+        super().__init__(url, name, HEARTBEAT_S, open_timeout=10, reply_timeout=REPLY_TIMEOUT_S)
         self.role = role
-        self.ws = None
-        self.seat = 0
-        self.view = None  # newest complete view: (envelope of record 0, st, objects, cells)
-        self.views = 0
-        self.replies = {}
         self.refusals = {}  # err code -> count (moves only)
         self.acks = 0  # accepted moves
-        self.close_code = None
         self.match = 0  # +1 at every countdown (a new maze)
         self.cells = {}  # this match's cells seen: index -> passage flags
         self.things = {}  # this match's objects seen: (kind, owner) -> (variant, cell)
-        self._parts = []
-        self._c = 0
-        self._ping_c = 1_000_000
-        self._tasks = []
 
-    async def connect(self):
-        import websockets
+    @property
+    def seat(self):
+        return self.welcome["seat"] if self.welcome is not None else 0
 
-        self.ws = await websockets.connect(
-            self.url, ping_interval=None, max_size=2**16, open_timeout=10, close_timeout=2
-        )
-        self._tasks.append(asyncio.create_task(self._reader()))
-        self._tasks.append(asyncio.create_task(self._heartbeat()))
-        return self
-
-    async def close(self):
-        for task in self._tasks:
-            task.cancel()
-        if self.ws is not None:
-            await self.ws.close()
-
-    async def _heartbeat(self):
-        import websockets
-
-        while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            self._ping_c += 1
-            try:
-                await self.ws.send('{"t":"ping","c":%d}' % self._ping_c)
-            except websockets.ConnectionClosed:
-                return
-
-    async def _reader(self):
-        import websockets
-
-        try:
-            async for text in self.ws:
-                self._take(json.loads(text))
-        except websockets.ConnectionClosed:
-            pass
-        rcvd = self.ws.protocol.close_rcvd
-        self.close_code = rcvd.code if rcvd is not None else 1006
-
-    def _take(self, msg):
-        t = msg.get("t")
-        if t in ("ack", "err", "pong") and "c" in msg:
-            self.replies[msg["c"]] = msg
-        elif t == "welcome":
-            self.seat = msg["seat"]
-        elif t == "ev" and msg.get("e") == "phase" and msg.get("ph") == "countdown":
+    def on_message(self, msg):
+        if msg.get("t") == "ev" and msg.get("e") == "phase" and msg.get("ph") == "countdown":
             self.match += 1
             self.cells = {}
             self.things = {}
-        elif t == "view":
-            self._record(msg)
 
-    def _record(self, rec):
-        if rec["i"] == 0:
-            self._parts = [rec]
-        elif self._parts and rec["s"] == self._parts[0]["s"] and rec["i"] == len(self._parts):
-            self._parts.append(rec)
-        else:
-            self._parts = []
-            return
-        if len(self._parts) < rec["n"]:
-            return
-        parts, self._parts = self._parts, []
-        cells = {}
-        objects = []
-        for part in parts:
-            objects.extend(part.get("o", ()))
-            for start, hexes in part.get("c", ()):
-                for k, ch in enumerate(hexes):
-                    cells[start + k] = int(ch, 16)
-        self.view = (parts[0], parts[0]["st"], objects, cells)
-        self.views += 1
+    def on_view(self, view):
         if self.role == "play":
+            cells = view["cells"]
             self.cells.update(cells)
             for key in [k for k, (_, cell) in self.things.items() if cell in cells]:
                 del self.things[key]  # seen again: where it is now is in this view, or nowhere
-            for kind, owner, variant, cell in objects:
+            for kind, owner, variant, cell in view["objects"]:
                 self.things[(kind, owner)] = (variant, cell)
 
-    def next_c(self):
-        self._c += 1
-        return self._c
+    def timeout_error(self, what, timeout):
+        return RunFailed("%s: no %s within %.0f s" % (self.name, what, timeout))
 
-    async def until(self, predicate, timeout, what):
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if self.close_code is not None:
-                raise RunFailed(
-                    "%s closed (%s) waiting for %s" % (self.name, self.close_code, what)
-                )
-            if time.monotonic() > deadline:
-                raise RunFailed("%s: no %s within %.0f s" % (self.name, what, timeout))
-            await asyncio.sleep(0.005)
-
-    async def intent(self, t, **fields):
-        c = self.next_c()
-        msg = {"t": t, "c": c}
-        msg.update(fields)
-        await self.ws.send(json.dumps(msg))
-        await self.until(lambda: c in self.replies, REPLY_TIMEOUT_S, "reply to %s" % t)
-        return self.replies.pop(c)
+    def closed_error(self, what):
+        return RunFailed("%s closed (%s) waiting for %s" % (self.name, self.close_code, what))
 
     async def join(self):
-        msg = {"t": "join", "role": self.role, "name": self.name}
-        await self.ws.send(json.dumps(msg))
-        await self.until(lambda: self.view is not None, REPLY_TIMEOUT_S, "first view")
-
-    async def ping(self):
-        self._ping_c += 1
-        c = self._ping_c
-        await self.ws.send('{"t":"ping","c":%d}' % c)
-        await self.until(lambda: c in self.replies, REPLY_TIMEOUT_S, "pong")
+        return await super().join(self.role, name=self.name)
 
 
 # ---- the players' strategy ------------------------------------------------------------------
@@ -255,8 +157,9 @@ class Client:
 
 def choose(client, rng):
     """The next direction for a player in an active match, or None (nothing sensible)."""
-    env, st, _, _ = client.view
-    w, h = env["w"], env["h"]
+    view = client.view
+    st = view["st"]
+    w, h = view["w"], view["h"]
     pos = st["p"]
     seat = client.seat
     own_exit = client.things.get((1, seat))
@@ -319,8 +222,8 @@ async def play(client, tally, target, cooldown_s, rng):
     """Move until the room has made `target` accepted moves; rematch after every finish."""
     asked_for = 0
     while tally["moves"] < target:
-        env, st, _, _ = client.view
-        phase = env["ph"]
+        st = client.view["st"]
+        phase = client.view["ph"]
         if phase == "finished":
             if asked_for != client.match:
                 asked_for = client.match
@@ -336,7 +239,7 @@ async def play(client, tally, target, cooldown_s, rng):
             reply = await client.intent("drop")  # the opponent's key: leave it for its owner
             if reply["t"] == "ack":
                 await client.until(
-                    lambda: client.view[1]["k"] == 0 or client.view[0]["ph"] != "active",
+                    lambda: client.view["st"]["k"] == 0 or client.view["ph"] != "active",
                     REPLY_TIMEOUT_S,
                     "key dropped",
                 )
@@ -345,7 +248,7 @@ async def play(client, tally, target, cooldown_s, rng):
         if d is None:
             await asyncio.sleep(0.01)
             continue
-        seen = client.views
+        seen = client.view_count
         reply = await client.intent("move", d=DIRS[d])
         if reply["t"] == "ack":
             client.acks += 1
@@ -353,7 +256,7 @@ async def play(client, tally, target, cooldown_s, rng):
             tally["last_move"] = time.monotonic()
             sent = time.monotonic()
             await client.until(
-                lambda seen=seen: client.views > seen, REPLY_TIMEOUT_S, "view after a move"
+                lambda seen=seen: client.view_count > seen, REPLY_TIMEOUT_S, "view after a move"
             )
             left = cooldown_s - (time.monotonic() - sent)
             if left > 0:
@@ -363,7 +266,7 @@ async def play(client, tally, target, cooldown_s, rng):
             client.refusals[code] = client.refusals.get(code, 0) + 1
             if code not in ("COOLDOWN", "PHASE", "COUNTDOWN", "EXITED"):
                 # WALL and the like: the map was stale (a view was skipped); wait for a newer one
-                await client.until(lambda seen=seen: client.views > seen, 2.0, "a newer view")
+                await client.until(lambda seen=seen: client.view_count > seen, 2.0, "a newer view")
             else:
                 await asyncio.sleep(0.02)
 
@@ -446,10 +349,10 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
         # Everyone still served: a pong for each client, then every observer on the final state.
         for client in clients:
             await client.ping()
-        final = max(p1.view[0]["s"], p2.view[0]["s"])
+        final = max(p1.view["s"], p2.view["s"])
         for obs in clients[2:]:
             await obs.until(
-                lambda o=obs: o.view[0]["s"] >= final and o.match == p1.match,
+                lambda o=obs: o.view["s"] >= final and o.match == p1.match,
                 REPLY_TIMEOUT_S,
                 "the final view",
             )
@@ -461,7 +364,7 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
             watchdog.cancel()
         result["acks"] = {c.name: c.acks for c in clients[:2]}
         result["refusals"] = {c.name: c.refusals for c in clients[:2]}
-        result["views"] = {c.name: c.views for c in clients}
+        result["views"] = {c.name: c.view_count for c in clients}
         result["matches"] = max((c.match for c in clients), default=0)
         for client in clients:
             await client.close()

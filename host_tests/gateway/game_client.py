@@ -1,21 +1,16 @@
-# A scripted phone for the gateway tests (CPython, PyPI `websockets`): joins, sends intents
-# with client sequences, keeps everything the server says, and reassembles view records into
-# one dict per complete view. A background task reads; the helpers wait on what it collected.
+# A scripted phone for the gateway tests (CPython, PyPI `websockets`): the shared protocol
+# client (tools/ws_game_client.py: joins, sends intents with client sequences, reassembles view
+# records into one dict per complete view) keeping everything the server says, plus the
+# helpers the tests walk and check with. A background task reads; the helpers wait on it.
 import asyncio
 import json
 from collections import deque
 
-import websockets
+# The protocol client itself (connection, heartbeat, reader, routing, view reassembly, intents)
+# is tools/ws_game_client.py; these names are re-exported for the tests.
+from ws_game_client import BITS, DIRS, DX, DY, Closed, WsGameClient, merge  # noqa: F401
 
-DIRS = "NESW"
-DX = (0, 1, 0, -1)
-DY = (-1, 0, 1, 0)
-BITS = (1, 2, 4, 8)
 OPPOSITE = (2, 3, 0, 1)
-
-
-class Closed(Exception):
-    pass
 
 
 def run(coro, timeout=60):
@@ -23,139 +18,23 @@ def run(coro, timeout=60):
     return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
-class GameClient:
+class GameClient(WsGameClient):
+    """The shared client, keeping everything: every frame, every message, every view."""
+
     def __init__(self, url, name="?", heartbeat_s=0.4):
-        self.url = url
-        self.name = name
-        self.heartbeat_s = heartbeat_s  # None: stay silent (idle tests)
-        self.ws = None
+        super().__init__(url, name, heartbeat_s)
         self.messages = []  # every JSON message, in order
         self.raw = []  # every text frame as received
-        self.replies = {}  # c -> ack/err/pong
-        self.errors = []  # err messages, with or without c
-        self.events = []
-        self.rooms = []
-        self.welcome = None
-        self.view = None  # the newest complete view, merged
         self.views = []  # every complete view, merged, in order
-        self.close_code = None
-        self.close_reason = None
-        self._parts = []
-        self._c = 0
-        self._ping_c = 1_000_000
-        self._tasks = []
 
-    # ---- connection --------------------------------------------------------------------------
+    def on_text(self, text):
+        self.raw.append(text)
 
-    async def connect(self):
-        self.ws = await websockets.connect(
-            self.url, ping_interval=None, max_size=2**16, open_timeout=5, close_timeout=2
-        )
-        self._tasks.append(asyncio.create_task(self._reader()))
-        if self.heartbeat_s:
-            self._tasks.append(asyncio.create_task(self._heartbeat()))
-        return self
-
-    async def close(self):
-        for task in self._tasks:
-            if task is not asyncio.current_task():
-                task.cancel()
-        if self.ws is not None:
-            await self.ws.close()
-
-    @property
-    def closed(self):
-        return self.close_code is not None
-
-    async def _heartbeat(self):
-        while True:
-            await asyncio.sleep(self.heartbeat_s)
-            self._ping_c += 1
-            try:
-                await self.ws.send('{"t":"ping","c":%d}' % self._ping_c)
-            except websockets.ConnectionClosed:
-                return
-
-    async def _reader(self):
-        try:
-            async for text in self.ws:
-                self.raw.append(text)
-                self._take(json.loads(text))
-        except websockets.ConnectionClosed:
-            pass
-        rcvd = self.ws.protocol.close_rcvd  # the server's close frame, None if it sent none
-        self.close_reason = rcvd.reason if rcvd is not None else ""
-        self.close_code = rcvd.code if rcvd is not None else 1006
-
-    def _take(self, msg):
+    def on_message(self, msg):
         self.messages.append(msg)
-        t = msg.get("t")
-        if t in ("ack", "err", "pong") and "c" in msg:
-            self.replies[msg["c"]] = msg
-        if t == "err":
-            self.errors.append(msg)
-        elif t == "ev":
-            self.events.append(msg)
-        elif t == "room":
-            self.rooms.append(msg)
-        elif t == "welcome":
-            self.welcome = msg
-        elif t == "view":
-            self._record(msg)
 
-    def _record(self, rec):
-        if rec["i"] == 0:
-            self._parts = [rec]
-        elif self._parts and rec["s"] == self._parts[0]["s"] and rec["i"] == len(self._parts):
-            self._parts.append(rec)
-        else:
-            self._parts = []
-            return
-        if len(self._parts) == rec["n"]:
-            self.view = merge(self._parts)
-            self.views.append(self.view)
-            self._parts = []
-
-    # ---- sending -----------------------------------------------------------------------------
-
-    async def send(self, text):
-        await self.ws.send(text)
-
-    async def send_json(self, obj):
-        await self.ws.send(json.dumps(obj))
-
-    def next_c(self):
-        self._c += 1
-        return self._c
-
-    async def join(self, role="play", token=None, name=None, expect="welcome"):
-        msg = {"t": "join", "role": role}
-        if token is not None:
-            msg["token"] = token
-        if name is not None:
-            msg["name"] = name
-        self.welcome = None
-        count = len(self.errors)
-        await self.send_json(msg)
-        if expect == "welcome":
-            await self.until(lambda: self.welcome is not None, what="welcome")
-            await self.until(lambda: self.view is not None, what="first view")
-            # A resumed seat continues its client sequence after the last one applied.
-            self._c = max(self._c, self.welcome.get("last", 0))
-            return self.welcome
-        await self.until(lambda: len(self.errors) > count, what="join refusal")
-        return self.errors[-1]
-
-    async def intent(self, t, c=None, **fields):
-        """Send {"t":t,"c":c,...} and return the ack/err that answers c."""
-        if c is None:
-            c = self.next_c()
-        msg = {"t": t, "c": c}
-        msg.update(fields)
-        self.replies.pop(c, None)
-        await self.send_json(msg)
-        await self.until(lambda: c in self.replies, what="reply to %s c=%d" % (t, c))
-        return self.replies[c]
+    def on_view(self, view):
+        self.views.append(view)
 
     async def move(self, d, retry_cooldown=True):
         while True:
@@ -165,19 +44,6 @@ class GameClient:
             await asyncio.sleep(0.03)
 
     # ---- waiting -----------------------------------------------------------------------------
-
-    async def until(self, predicate, timeout=5.0, what="condition"):
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not predicate():
-            if loop.time() > deadline:
-                raise AssertionError("%s: timed out waiting for %s" % (self.name, what))
-            if self.closed and not predicate():
-                raise Closed(
-                    "%s closed (%s %s) waiting for %s"
-                    % (self.name, self.close_code, self.close_reason, what)
-                )
-            await asyncio.sleep(0.005)
 
     async def until_closed(self, timeout=5.0):
         loop = asyncio.get_running_loop()
@@ -201,23 +67,6 @@ class GameClient:
     async def view_where(self, predicate, timeout=5.0, what="view"):
         await self.until(lambda: self.view is not None and predicate(self.view), timeout, what)
         return self.view
-
-
-def merge(parts):
-    """The records of one view as one dict: envelope of record 0, status, objects, cells."""
-    first = parts[0]
-    view = {k: first[k] for k in first if k not in ("o", "c", "i")}
-    view["records"] = [dict(p) for p in parts]
-    objects = []
-    cells = {}
-    for p in parts:
-        objects.extend(p.get("o", []))
-        for start, hexes in p.get("c", []):
-            for k, ch in enumerate(hexes):
-                cells[start + k] = int(ch, 16)
-    view["objects"] = objects
-    view["cells"] = cells
-    return view
 
 
 def path(cells, w, h, start, goal, avoid=()):

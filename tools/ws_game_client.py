@@ -1,0 +1,243 @@
+# The protocol client of the game's WebSocket gateway (docs/protocol.md, "WebSocket
+# conversation"), CPython + PyPI `websockets`: connects, keeps the heartbeat, reads in a
+# background task, routes what the server says by type and reassembles view records into one
+# merged view per complete view. Waiters poll what the reader collected.
+#
+# One implementation for every host-side client: the gateway tests (host_tests/gateway/
+# game_client.py), the memory budget run (tools/mem_budget.py) and the latency bench
+# (tools/latency_bench.py). They add their own bookkeeping through the hooks below, never by
+# replacing the reader:
+#   on_text(text)         every text frame as received, before it is parsed
+#   on_message(msg)       every parsed message, before it is routed
+#   view_complete(parts)  the records of each complete view; by default merged into self.view
+#   on_view(view)         every complete view, merged (called by the default view_complete)
+import asyncio
+import json
+
+import websockets
+
+# Directions as intents name them, their steps, and the passage flags of a cell (docs/protocol.md,
+# "Cells": N=1, E=2, S=4, W=8).
+DIRS = "NESW"
+DX = (0, 1, 0, -1)
+DY = (-1, 0, 1, 0)
+BITS = (1, 2, 4, 8)
+PING_C = 1_000_000  # heartbeat and ping sequences count up from here, clear of the intents'
+
+
+class Closed(Exception):
+    """The connection closed while a waiter was waiting."""
+
+
+class WsGameClient:
+    def __init__(self, url, name="?", heartbeat_s=0.4, open_timeout=5.0, reply_timeout=5.0):
+        self.url = url
+        self.name = name
+        self.heartbeat_s = heartbeat_s  # None: stay silent (idle tests)
+        self.open_timeout = open_timeout
+        self.reply_timeout = reply_timeout  # until()'s default, and so intent/join/ping's
+        self.ws = None
+        self.replies = {}  # c -> ack/err/pong
+        self.errors = []  # err messages, with or without c
+        self.events = []
+        self.rooms = []
+        self.welcome = None
+        self.view = None  # the newest complete view, merged
+        self.view_count = 0  # complete views so far
+        self.close_code = None
+        self.close_reason = None
+        self._parts = []  # records of the view being reassembled
+        self._c = 0
+        self._ping_c = PING_C
+        self._tasks = []
+
+    # ---- hooks -------------------------------------------------------------------------------
+
+    def on_text(self, text):
+        pass
+
+    def on_message(self, msg):
+        pass
+
+    def view_complete(self, parts):
+        self.view = merge(parts)
+        self.on_view(self.view)
+
+    def on_view(self, view):
+        pass
+
+    def timeout_error(self, what, timeout):
+        return AssertionError("%s: timed out waiting for %s" % (self.name, what))
+
+    def closed_error(self, what):
+        return Closed(
+            "%s closed (%s %s) waiting for %s"
+            % (self.name, self.close_code, self.close_reason, what)
+        )
+
+    # ---- connection --------------------------------------------------------------------------
+
+    async def connect(self):
+        self.ws = await websockets.connect(
+            self.url,
+            ping_interval=None,
+            max_size=2**16,
+            open_timeout=self.open_timeout,
+            close_timeout=2,
+        )
+        self._tasks.append(asyncio.create_task(self._reader()))
+        if self.heartbeat_s:
+            self._tasks.append(asyncio.create_task(self._heartbeat()))
+        return self
+
+    async def close(self):
+        for task in self._tasks:
+            if task is not asyncio.current_task():
+                task.cancel()
+        if self.ws is not None:
+            await self.ws.close()
+
+    @property
+    def closed(self):
+        return self.close_code is not None
+
+    async def _heartbeat(self):
+        while True:
+            await asyncio.sleep(self.heartbeat_s)
+            self._ping_c += 1
+            try:
+                await self.ws.send('{"t":"ping","c":%d}' % self._ping_c)
+            except websockets.ConnectionClosed:
+                return
+
+    async def _reader(self):
+        try:
+            async for text in self.ws:
+                self.on_text(text)
+                self._take(json.loads(text))
+        except websockets.ConnectionClosed:
+            pass
+        rcvd = self.ws.protocol.close_rcvd  # the server's close frame, None if it sent none
+        self.close_reason = rcvd.reason if rcvd is not None else ""
+        self.close_code = rcvd.code if rcvd is not None else 1006
+
+    def _take(self, msg):
+        self.on_message(msg)
+        t = msg.get("t")
+        if t in ("ack", "err", "pong") and "c" in msg:
+            self.replies[msg["c"]] = msg
+        if t == "err":
+            self.errors.append(msg)
+        elif t == "ev":
+            self.events.append(msg)
+        elif t == "room":
+            self.rooms.append(msg)
+        elif t == "welcome":
+            self.welcome = msg
+        elif t == "view":
+            self._record(msg)
+
+    def _record(self, rec):
+        """Reassembly, as tools/view_decoder.py and the phone client do it: a chunk 0 always
+        starts a new view; a gap, or a record of another state (s) or chunk count (n), drops the
+        partial view."""
+        if rec["i"] == 0:
+            self._parts = [rec]
+        elif (
+            self._parts
+            and rec["s"] == self._parts[0]["s"]
+            and rec["n"] == self._parts[0]["n"]
+            and rec["i"] == len(self._parts)
+        ):
+            self._parts.append(rec)
+        else:
+            self._parts = []
+            return
+        if len(self._parts) == rec["n"]:
+            parts, self._parts = self._parts, []
+            self.view_count += 1
+            self.view_complete(parts)
+
+    # ---- sending -----------------------------------------------------------------------------
+
+    async def send(self, text):
+        await self.ws.send(text)
+
+    async def send_json(self, obj):
+        await self.ws.send(json.dumps(obj))
+
+    def next_c(self):
+        self._c += 1
+        return self._c
+
+    async def join(self, role="play", token=None, name=None, expect="welcome"):
+        """Join; returns the welcome once the first view is complete, or (expect anything else)
+        the err that refuses the join."""
+        msg = {"t": "join", "role": role}
+        if token is not None:
+            msg["token"] = token
+        if name is not None:
+            msg["name"] = name
+        self.welcome = None
+        count = len(self.errors)
+        await self.send_json(msg)
+        if expect == "welcome":
+            await self.until(lambda: self.welcome is not None, what="welcome")
+            await self.until(lambda: self.view_count > 0, what="first view")
+            # A resumed seat continues its client sequence after the last one applied.
+            self._c = max(self._c, self.welcome.get("last", 0))
+            return self.welcome
+        await self.until(lambda: len(self.errors) > count, what="join refusal")
+        return self.errors[-1]
+
+    async def intent(self, t, c=None, **fields):
+        """Send {"t":t,"c":c,...} and return the ack/err that answers c."""
+        if c is None:
+            c = self.next_c()
+        msg = {"t": t, "c": c}
+        msg.update(fields)
+        self.replies.pop(c, None)
+        await self.send_json(msg)
+        await self.until(lambda: c in self.replies, what="reply to %s c=%d" % (t, c))
+        return self.replies[c]
+
+    async def ping(self):
+        """A heartbeat now; returns its pong."""
+        self._ping_c += 1
+        c = self._ping_c
+        await self.send('{"t":"ping","c":%d}' % c)
+        await self.until(lambda: c in self.replies, what="pong")
+        return self.replies[c]
+
+    # ---- waiting -----------------------------------------------------------------------------
+
+    async def until(self, predicate, timeout=None, what="condition"):
+        """Poll predicate (it may look at other clients too) until it holds; raises
+        timeout_error() after `timeout` s (default reply_timeout), closed_error() once closed."""
+        if timeout is None:
+            timeout = self.reply_timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            if loop.time() > deadline:
+                raise self.timeout_error(what, timeout)
+            if self.closed and not predicate():
+                raise self.closed_error(what)
+            await asyncio.sleep(0.005)
+
+
+def merge(parts):
+    """The records of one view as one dict: envelope of record 0, status, objects, cells."""
+    first = parts[0]
+    view = {k: first[k] for k in first if k not in ("o", "c", "i")}
+    view["records"] = [dict(p) for p in parts]
+    objects = []
+    cells = {}
+    for p in parts:
+        objects.extend(p.get("o", []))
+        for start, hexes in p.get("c", []):
+            for k, ch in enumerate(hexes):
+                cells[start + k] = int(ch, 16)
+    view["objects"] = objects
+    view["cells"] = cells
+    return view
