@@ -40,6 +40,19 @@ def upy_binary():
     return binary
 
 
+@pytest.fixture(scope="module")
+def virtual_board_binary():
+    """The micropython binary tools/virtual_board.py will run (skip, or fail under CI=true)."""
+    from virtual_board import VirtualBoardError, find_micropython
+
+    try:
+        return find_micropython()
+    except VirtualBoardError as err:
+        if os.environ.get("CI") == "true":
+            pytest.fail(str(err))
+        pytest.skip(str(err))
+
+
 @pytest.fixture
 def run_upy(upy_binary):
     """run_upy(script_or_code, heapsize=..., cwd=..., args=(), timeout=60) -> CompletedProcess.

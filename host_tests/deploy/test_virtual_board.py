@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import build_image
-from virtual_board import VirtualBoard, VirtualBoardError, find_micropython
+from virtual_board import VirtualBoard
 
 pytestmark = pytest.mark.upy
 
@@ -35,13 +35,8 @@ BOOT_HEAP = "112wK"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _micropython():
-    try:
-        find_micropython()
-    except VirtualBoardError as err:
-        if os.environ.get("CI") == "true":
-            pytest.fail(str(err))
-        pytest.skip(str(err))
+def _micropython(virtual_board_binary):
+    """Every test here needs the unix port (skipped without it, a failure under CI=true)."""
 
 
 def run_tool(script, *args, timeout=120):
