@@ -77,6 +77,19 @@ def seated_pair(host):
     return a, b
 
 
+def route_one_event(host, sessions, kind, a_arg, b_arg):
+    """Forget what the sessions were sent, then route one engine event as if the match had
+    just emitted it."""
+    for s in sessions:
+        s.frames.clear()
+    m = host.match
+    m.ev_kind[0] = kind
+    m.ev_a[0] = a_arg
+    m.ev_b[0] = b_arg
+    m.ev_count = 1
+    host._route_events()
+
+
 def test_ticks_diff_is_wrap_safe():
     assert ticks_diff(5, PERIOD - 5) == 10
     assert ticks_diff(PERIOD - 5, 5) == -10
@@ -188,13 +201,7 @@ def test_who_hears_an_event(kind, a_arg, b_arg, private):
         m.pos[1] = 0  # the event happens in the top-left corner
         # seat 2 three steps away diagonally (inside its radius-3 square), or in the far corner
         m.pos[2] = 3 * w + 3 if near else w * m.height - 1
-        for s in (p1, p2, obs):
-            s.frames.clear()
-        m.ev_kind[0] = kind
-        m.ev_a[0] = a_arg
-        m.ev_b[0] = b_arg
-        m.ev_count = 1
-        host._route_events()
+        route_one_event(host, (p1, p2, obs), kind, a_arg, b_arg)
         name = rules.EVENT_NAMES[kind]
         assert [e["e"] for e in p1.events()] == [name]
         assert [e["e"] for e in obs.events()] == [name]
@@ -215,13 +222,7 @@ def test_public_events_reach_everyone():
         (rules.EV_RESULT, rules.RESULT_DRAW, 0),
         (rules.EV_PHASE, rules.FINISHED, 0),
     ):
-        for s in (p1, p2, obs):
-            s.frames.clear()
-        m.ev_kind[0] = kind
-        m.ev_a[0] = a_arg
-        m.ev_b[0] = b_arg
-        m.ev_count = 1
-        host._route_events()
+        route_one_event(host, (p1, p2, obs), kind, a_arg, b_arg)
         for s in (p1, p2, obs):
             assert [e["e"] for e in s.events()] == [rules.EVENT_NAMES[kind]]
     m.ev_kind[0] = rules.EV_MOVED
