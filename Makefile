@@ -57,8 +57,9 @@ run: $(STAMP) ## host a game on this laptop (MicroPython unix port, board-like h
 bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size, latency -> build/bench.json
 	$(PY) tools/bench.py
 
-mem: $(STAMP) ## smallest heap serving 2 players + 4 observers for 2,000 moves -> build/mem.json
+mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mpy on flash and in ROMFS -> build/mem*.json
 	$(PY) tools/mem_budget.py --bisect --json build/mem.json
+	$(PY) tools/mem_budget.py --bisect --romfs --json build/mem-romfs.json
 
 fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
 	$(PY) tools/fairness.py 1000
@@ -69,6 +70,8 @@ fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
 # BIN     the MicroPython firmware .bin for flash-firmware
 # MARCH   mpy-cross -march for build/deploy (xtensawin); default: portable bytecode
 # FROZEN  FROZEN=1: game/net/microdot are frozen into the firmware (manifest.py); ship the rest
+# ROMFS   ROMFS=1: build also writes build/image.romfs; deploy puts the code in the board's
+#         ROMFS partition (firmware with ROMFS, docs/hardware.md) and the rest on its filesystem
 # RESUME  RESUME=1: never reset the board (the virtual board, whose process would end)
 # BOOT    BOOT=1: make vboard runs the deployed boot.py + main.py instead of the REPL
 PORT ?=
@@ -77,6 +80,7 @@ BAUD ?= 460800
 BIN ?=
 MARCH ?=
 FROZEN ?=
+ROMFS ?=
 RESUME ?=
 BOOT ?=
 IMAGE ?= build/image
@@ -92,11 +96,11 @@ need-esptool: $(STAMP)
 	@$(PY) -c "import esptool" 2>/dev/null || { echo "error: esptool is missing: $(PY) -m pip install esptool==5.6.0" >&2; exit 2; }
 	@case "$(CHIP)" in esp32|esp32s3) ;; *) echo "error: CHIP must be esp32 or esp32s3, not '$(CHIP)'" >&2; exit 2;; esac
 
-build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1)
-	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen)
+build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1, ROMFS=1)
+	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen) $(if $(ROMFS),--romfs)
 
 deploy: need-port build ## copy changed files to the board, reset it: make deploy PORT=/dev/ttyUSB0
-	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume)
+	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume) $(if $(ROMFS),--romfs)
 
 repl: need-port $(STAMP) ## MicroPython prompt on the board (Ctrl-C stops the game, Ctrl-] quits)
 	$(PY) -m mpremote connect $(PORT) $(if $(RESUME),resume) repl
@@ -113,7 +117,7 @@ flash-firmware: need-port need-esptool ## write MicroPython: PORT=... CHIP=esp32
 	@test -f "$(BIN)" || { echo "error: no firmware file '$(BIN)'" >&2; exit 2; }
 	$(PY) -m esptool --chip $(CHIP) --port $(PORT) --baud $(BAUD) write-flash $(FLASH_OFFSET) $(BIN)
 
-vboard: $(STAMP) ## virtual board on a pty, flash in build/vflash; BOOT=1 runs the deployed game
+vboard: $(STAMP) ## virtual board on a pty, flash in build/vflash; BOOT=1 runs the deployed game (ROMFS=1: code from build/image.romfs)
 	MAZE_HTTP_PORT=$${MAZE_HTTP_PORT:-8080} MAZE_DNS_PORT=$${MAZE_DNS_PORT:-5353} \
 	MAZE_BIND=$${MAZE_BIND:-127.0.0.1} \
-		$(PY) tools/virtual_board.py --flash $(VFLASH) $(if $(BOOT),--boot)
+		$(PY) tools/virtual_board.py --flash $(VFLASH) $(if $(BOOT),--boot) $(if $(ROMFS),--romfs $(IMAGE).romfs)

@@ -67,6 +67,13 @@ def forget(names):
                 delattr(parent, attr)
 
 
+def code_line():
+    """Where the game's code was imported from: /rom (ROMFS: bytecode runs in place from
+    flash), .frozen (baked into the firmware) or the filesystem (.mpy copied into the heap)."""
+    where = getattr(sys.modules.get("net.gateway"), "__file__", "?")
+    return "code: net.gateway from %s" % where
+
+
 def heap_line(label):
     gc.collect()
     return "mem: %s: heap used %d, free %d" % (label, gc.mem_alloc(), gc.mem_free())
@@ -115,6 +122,7 @@ async def main():
     portal.add_status_route(app, status)
     portal.add_client_routes(app, WEB_DIR)
     asyncio.create_task(game.run())
+    print(code_line())
     print(heap_line("ready"))
     micropython.mem_info()  # on the board: total/used/free and the largest free block
     print("http: serving on %s:%d; players open %s" % (bind, config.http_port, url))

@@ -8,11 +8,17 @@ Layout of the image, which mirrors the board's flash:
     web/<file>.gz          every file of firmware/web/, gzipped deterministically (mtime=0)
     MANIFEST.txt           one line per file: path, size, sha256 (tools/deploy.py reads it)
 
-Usage: python tools/build_image.py [--out build/image] [--march xtensawin] [--frozen]
+With --romfs it also writes <out>.romfs (build/image.romfs): a ROMFS filesystem image of the
+code folders (game/, net/, lib/) made by mpremote's own `romfs build`. On a board whose
+firmware has a ROMFS partition (docs/hardware.md, "ROMFS") `make deploy ROMFS=1` writes it
+there, and the .mpy bytecode then runs in place from flash instead of being copied to RAM.
+
+Usage: python tools/build_image.py [--out build/image] [--march xtensawin] [--frozen] [--romfs]
 """
 
 import argparse
 import ast
+import contextlib
 import gzip
 import hashlib
 import importlib.util
@@ -22,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +42,8 @@ SOURCE_FILES = ("boot.py", "main.py")
 # Microdot modules the firmware imports; their own imports are followed from here.
 MICRODOT_ROOTS = ("__init__.py", "websocket.py")
 MANIFEST_NAME = "MANIFEST.txt"
+# What goes into the ROMFS image: every code folder (mounted at /rom, /rom/lib on sys.path).
+ROMFS_DIRS = CODE_PACKAGES + ("lib",)
 
 # Header byte 2 of an .mpy file: bits 0-1 sub-version, bits 2-7 native architecture.
 MPY_ARCHES = (
@@ -264,6 +273,35 @@ def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=prin
     return sizes
 
 
+def romfs_path(image):
+    """Where the ROMFS image of `image` is written: beside it, `<image>.romfs`."""
+    image = Path(image)
+    return image.with_name(image.name + ".romfs")
+
+
+def build_romfs(image, dest=None):
+    """Write the ROMFS image of `image`'s code folders (ROMFS_DIRS) with mpremote's own
+    builder (the .mpy files go in unchanged); returns its path."""
+    image = Path(image)
+    dest = Path(dest) if dest else romfs_path(image)
+    try:
+        from mpremote.romfs import make_romfs
+    except ImportError:
+        raise BuildError("mpremote is not installed in this Python: run `make venv`") from None
+    with tempfile.TemporaryDirectory(prefix="romfs-") as tmp:
+        stage = Path(tmp) / "rom"
+        stage.mkdir()
+        for name in ROMFS_DIRS:
+            if (image / name).is_dir():
+                shutil.copytree(image / name, stage / name)
+        if not any(stage.iterdir()):
+            raise BuildError(f"{image} has no code folders for a ROMFS (built with --frozen?)")
+        with contextlib.redirect_stdout(io.StringIO()):  # make_romfs prints the tree
+            data = make_romfs(str(stage), mpy_cross=False)
+    dest.write_bytes(data)
+    return dest
+
+
 def report(sizes, log=print):
     total = sum(sizes.values())
     for part in sorted(sizes):
@@ -284,15 +322,26 @@ def main(argv=None):
         help="game/net/microdot are frozen into the firmware (manifest.py): ship only "
         "boot.py, main.py and web/",
     )
+    parser.add_argument(
+        "--romfs",
+        action="store_true",
+        help="also write <out>.romfs, a ROMFS image of the code folders (make deploy ROMFS=1)",
+    )
     parser.add_argument("--firmware", default=str(FIRMWARE), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.romfs and args.frozen:
+        print("build_image: error: --romfs and --frozen exclude each other", file=sys.stderr)
+        return 2
     try:
         sizes = build(args.out, args.march, args.frozen, args.firmware)
+        rom = build_romfs(args.out) if args.romfs else None
     except BuildError as err:
         print(f"build_image: error: {err}", file=sys.stderr)
         return 1
     print(f"image: {args.out}")
     report(sizes)
+    if rom is not None:
+        print(f"romfs: {rom} ({rom.stat().st_size} bytes: game/, net/, lib/ for /rom)")
     return 0
 
 

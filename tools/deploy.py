@@ -1,6 +1,6 @@
 """Copy the board image (build/image/, made by tools/build_image.py) to a board over USB.
 
-    python tools/deploy.py --port /dev/ttyUSB0 [--image build/image] [--resume]
+    python tools/deploy.py --port /dev/ttyUSB0 [--image build/image] [--resume] [--romfs]
 
 Steps, each through mpremote (`python -m mpremote` from this interpreter):
  1. the board answers on PORT, and one script on it reports its .mpy version
@@ -14,9 +14,17 @@ Steps, each through mpremote (`python -m mpremote` from this interpreter):
     is done.
 Files on the board that are not in the image (settings.json, old files) are left alone.
 
+With --romfs (make deploy ROMFS=1) the code folders (game/, net/, lib/) go into the board's
+ROMFS partition as one image (build/image.romfs, written by `mpremote romfs deploy` unless the
+partition already holds exactly it) and the filesystem gets only boot.py, main.py and web/;
+copies of the code folders left on the filesystem by an earlier deploy are removed, so only the
+ROMFS code can be imported. The firmware must have ROMFS support and a ROMFS partition
+(docs/hardware.md, "ROMFS"), else nothing is changed.
+
 Each failure prints one line `deploy: error: ...` and exits non-zero:
     2 bad arguments or image   3 no board / board not answering   4 .mpy version mismatch
-    5 flash full               1 any other failure of a copy or reset
+    5 flash full (or ROMFS partition too small)   6 no ROMFS on the board (--romfs)
+    1 any other failure of a copy or reset
 """
 
 import argparse
@@ -29,9 +37,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_image import DEFAULT_OUT, MANIFEST_NAME, MPY_ARCHES, read_manifest  # noqa: E402
+from build_image import (  # noqa: E402
+    DEFAULT_OUT,
+    MANIFEST_NAME,
+    MPY_ARCHES,
+    ROMFS_DIRS,
+    read_manifest,
+    romfs_path,
+)
 
-EXIT_FAILED, EXIT_IMAGE, EXIT_NO_BOARD, EXIT_MPY, EXIT_FULL = 1, 2, 3, 4, 5
+EXIT_FAILED, EXIT_IMAGE, EXIT_NO_BOARD, EXIT_MPY, EXIT_FULL, EXIT_NO_ROMFS = 1, 2, 3, 4, 5, 6
 
 _PROBE_TIMEOUT_S = 30  # a board that runs MicroPython answers in a few seconds
 _COPY_TIMEOUT_S = 120  # plus one second per KB copied; a 921600-baud board does ~10 KB/s
@@ -46,8 +61,10 @@ _MPY_RELEASES = {6: "v1.19 or newer", 5: "v1.12-v1.18", 4: "v1.11", 3: "v1.9.3-v
 # Sub-version of .mpy v6 that native code needs (only native code checks it).
 _MPY6_SUB_RELEASES = {0: "v1.19", 1: "v1.20-v1.21", 2: "v1.22", 3: "v1.23 or newer"}
 
-# Runs on the board. Prints the .mpy version, free flash and, for each path of FILES, its size
-# and sha256 (or '-' when missing). Only MicroPython built-ins; reads files in small chunks.
+# Runs on the board. Prints the .mpy version, free flash, its ROMFS partition 0 (state: 0 no
+# ROMFS support, < 0 no partition, 1 found; its size; the sha256 of its first R bytes when it
+# is memory-mapped) and, for each path of FILES, its size and sha256 (or '-' when missing).
+# Only MicroPython built-ins; reads files in small chunks.
 _PROBE = """\
 import os, sys
 try:
@@ -55,7 +72,23 @@ try:
 except ImportError:
     hashlib = None
 M = %r
+R = %d
 print(M, 'mpy', getattr(sys.implementation, '_mpy', -1))
+try:
+    import vfs
+    d = vfs.rom_ioctl(2, 0)
+    if isinstance(d, int):
+        print(M, 'romfs', min(d, -1), 0, '-')
+    elif hasattr(d, 'ioctl'):
+        print(M, 'romfs', 1, d.ioctl(4, 0) * d.ioctl(5, 0), '-')
+    else:
+        g = '-'
+        if hashlib and 0 < R <= len(d):
+            g = binascii.hexlify(hashlib.sha256(memoryview(d)[:R]).digest()).decode()
+        print(M, 'romfs', 1, len(d), g)
+    del d
+except (ImportError, AttributeError):
+    print(M, 'romfs', 0, 0, '-')
 try:
     s = os.statvfs(os.getcwd())
     print(M, 'free', s[1], s[4])
@@ -132,10 +165,23 @@ def check_port(port):
         )
 
 
-def probe(port, paths, resume):
-    """From the board: (sys.implementation._mpy or -1, free bytes or None, block size,
-    {path: (size, sha256) or None when missing})."""
-    code, out = mpremote(port, ["exec", _PROBE % (_MARK, list(paths))], resume, _PROBE_TIMEOUT_S)
+class Board:
+    """What the probe learned: .mpy version, free flash, files, ROMFS partition 0."""
+
+    def __init__(self):
+        self.mpy = None
+        self.free = None  # bytes, None when unknown
+        self.block = 4096
+        self.files = {}  # path -> (size, sha256) or None when missing
+        self.romfs_state = 0  # 0 no ROMFS support, < 0 no partition, 1 partition found
+        self.romfs_size = 0
+        self.romfs_digest = None  # sha256 of its first len(image) bytes, when readable
+
+
+def probe(port, paths, resume, romfs_bytes=0):
+    """Ask the board (one mpremote exec); returns a Board."""
+    script = _PROBE % (_MARK, romfs_bytes, list(paths))
+    code, out = mpremote(port, ["exec", script], resume, _PROBE_TIMEOUT_S)
     if code != 0:
         if "failed to access" in out or "no device found" in out:
             raise DeployError(EXIT_NO_BOARD, f"no board on {port} (cannot open the port)")
@@ -146,21 +192,24 @@ def probe(port, paths, resume):
                 f"the board on {port} does not answer the MicroPython REPL: {_last_line(out)}",
             )
         raise DeployError(EXIT_FAILED, f"cannot read the board on {port}: {_last_line(out)}")
-    mpy, free, block, files = None, None, 4096, {}
+    board = Board()
     for line in out.splitlines():
         parts = line.split()
         if not parts or parts[0] != _MARK:
             continue
         if parts[1] == "mpy":
-            mpy = int(parts[2])
+            board.mpy = int(parts[2])
         elif parts[1] == "free":
-            free = int(parts[2]) * int(parts[3]) if int(parts[3]) >= 0 else None
-            block = int(parts[2]) or 4096
+            board.free = int(parts[2]) * int(parts[3]) if int(parts[3]) >= 0 else None
+            board.block = int(parts[2]) or 4096
+        elif parts[1] == "romfs":
+            board.romfs_state, board.romfs_size = int(parts[2]), int(parts[3])
+            board.romfs_digest = None if parts[4] == "-" else parts[4]
         elif parts[1] == "file":
-            files[parts[2]] = None if parts[3] == "-" else (int(parts[3]), parts[4])
-    if mpy is None:
+            board.files[parts[2]] = None if parts[3] == "-" else (int(parts[3]), parts[4])
+    if board.mpy is None:
         raise DeployError(EXIT_NO_BOARD, f"unexpected answer from the board on {port}")
-    return mpy, free, block, files
+    return board
 
 
 def _arch_name(number):
@@ -279,24 +328,95 @@ def verify_image(image, entries):
             raise DeployError(EXIT_IMAGE, f"{file} changed since the build: make build")
 
 
-def deploy(port, image=DEFAULT_OUT, resume=False, space_check=True, log=print):
-    """Deploy `image` to the board on `port`; returns the list of copied paths."""
+def in_romfs(path):
+    """True for image paths that a ROMFS deploy puts in the ROMFS image (the code folders)."""
+    return path.split("/", 1)[0] in ROMFS_DIRS
+
+
+def check_romfs(port, board, romfs_file):
+    """Refuse a ROMFS deploy the board cannot take; True when the partition needs writing."""
+    size = romfs_file.stat().st_size
+    if board.romfs_state == 0:
+        raise DeployError(
+            EXIT_NO_ROMFS,
+            f"the MicroPython on {port} has no ROMFS support (no vfs.rom_ioctl): deploy "
+            "without ROMFS=1, or flash a firmware built with ROMFS (docs/hardware.md, ROMFS)",
+        )
+    if board.romfs_state < 0:
+        raise DeployError(
+            EXIT_NO_ROMFS,
+            f"the firmware on {port} supports ROMFS but its partition table has no ROMFS "
+            "partition: deploy without ROMFS=1, or flash a firmware whose partition table "
+            "has one (docs/hardware.md, ROMFS)",
+        )
+    if size > board.romfs_size:
+        raise DeployError(
+            EXIT_FULL,
+            f"the ROMFS image ({size} bytes) does not fit the ROMFS partition of the board on "
+            f"{port} ({board.romfs_size} bytes)",
+        )
+    digest = hashlib.sha256(romfs_file.read_bytes()).hexdigest()
+    return board.romfs_digest != digest
+
+
+def write_romfs(port, romfs_file, resume):
+    timeout = _COPY_TIMEOUT_S + romfs_file.stat().st_size // 1024
+    code, out = mpremote(port, ["romfs", "deploy", str(romfs_file)], resume, timeout)
+    if code != 0 or "too big" in out or "Invalid ROMFS" in out or "not enabled" in out:
+        raise DeployError(
+            EXIT_FAILED,
+            f"writing the ROMFS partition of the board on {port} failed: " + _last_line(out),
+        )
+
+
+def remove_files(port, paths, resume):
+    args = []
+    for path in paths:
+        if args:
+            args.append("+")
+        args += ["fs", "rm", ":" + path]
+    code, out = mpremote(port, args, resume, _PROBE_TIMEOUT_S + len(paths))
+    if code != 0:
+        raise DeployError(
+            EXIT_FAILED,
+            f"removing old code files on the board on {port} failed: " + _last_line(out),
+        )
+
+
+def deploy(port, image=DEFAULT_OUT, resume=False, space_check=True, log=print, romfs=False):
+    """Deploy `image` to the board on `port`; returns the list of copied paths. With `romfs`
+    the code folders go to the ROMFS partition as `<image>.romfs` (tools/build_image.py)."""
     image = Path(image)
     if not (image / MANIFEST_NAME).is_file():
         raise DeployError(EXIT_IMAGE, f"no {MANIFEST_NAME} in {image}: run make build first")
     header, entries = read_manifest(image)
     verify_image(image, entries)
+    romfs_file = romfs_path(image) if romfs else None
+    if romfs_file is not None and not romfs_file.is_file():
+        raise DeployError(EXIT_IMAGE, f"no ROMFS image at {romfs_file}: make build ROMFS=1")
     check_port(port)
-    board_mpy, free, block, board_files = probe(port, [p for p, _, _ in entries], resume)
-    check_mpy(port, board_mpy, image, entries, header)
-    todo = plan_copies(entries, board_files)
+    romfs_bytes = romfs_file.stat().st_size if romfs_file is not None else 0
+    board = probe(port, [p for p, _, _ in entries], resume, romfs_bytes)
+    check_mpy(port, board.mpy, image, entries, header)
+    rom_todo = check_romfs(port, board, romfs_file) if romfs_file is not None else False
+    files = [e for e in entries if not in_romfs(e[0])] if romfs_file is not None else entries
+    stale = [p for p, _, _ in entries if in_romfs(p) and board.files.get(p) is not None]
+    todo = plan_copies(files, board.files)
+    if rom_todo:
+        log(f"writing the ROMFS partition ({romfs_bytes} bytes: game/, net/, lib/)")
+        write_romfs(port, romfs_file, resume)
+    elif romfs_file is not None:
+        log("the ROMFS partition already holds this image")
+    if romfs_file is not None and stale:
+        log(f"removing {len(stale)} code files from the filesystem (the code runs from /rom)")
+        remove_files(port, stale, resume)
     if not todo:
-        log(f"board on {port} is up to date ({len(entries)} files)")
+        log(f"board on {port} is up to date ({len(files)} files)")
     else:
         if space_check:
-            check_space(port, entries, board_files, todo, free, block)
-        sizes = {path: size for path, size, _ in entries}
-        log(f"copying {len(todo)} of {len(entries)} files ({sum(sizes[p] for p in todo)} bytes)")
+            check_space(port, files, board.files, todo, board.free, board.block)
+        sizes = {path: size for path, size, _ in files}
+        log(f"copying {len(todo)} of {len(files)} files ({sum(sizes[p] for p in todo)} bytes)")
         copy_files(port, image, todo, sizes, resume)
         for path in todo:
             log("  " + path)
@@ -324,6 +444,11 @@ def main(argv=None):
         help="never soft/hard reset (the virtual board: its unix process would end)",
     )
     parser.add_argument(
+        "--romfs",
+        action="store_true",
+        help="code folders into the board's ROMFS partition (<image>.romfs, make build ROMFS=1)",
+    )
+    parser.add_argument(
         "--no-space-check",
         action="store_true",
         help="skip the free-flash check before copying (a full flash is still reported)",
@@ -336,7 +461,7 @@ def main(argv=None):
         )
         return EXIT_IMAGE
     try:
-        deploy(args.port, args.image, args.resume, not args.no_space_check)
+        deploy(args.port, args.image, args.resume, not args.no_space_check, romfs=args.romfs)
     except DeployError as err:
         print(f"deploy: error: {err}", file=sys.stderr)
         return err.code

@@ -10,6 +10,15 @@ at the end, every client still answers a ping and every observer holds the final
 
     python tools/mem_budget.py --heap 64wK          # one run, exit status 0 if it passes
     python tools/mem_budget.py --bisect             # smallest passing heap -> build/mem.json
+    python tools/mem_budget.py --bisect --romfs     # the same with the code in a ROMFS image
+                                                    # -> build/mem-romfs.json
+
+Two layouts of the same .mpy files: on the filesystem (what `make deploy` copies to a stock
+board: every import copies its bytecode into the heap) and in a ROMFS partition (`make deploy
+ROMFS=1` on firmware with one: the bytecode runs in place from flash). The virtual board
+mounts the ROMFS image at /rom with the unix port's own VfsRom and pins the image's bytes
+outside the heap the run is given (tools/virtual_board.py); those reserved bytes are
+subtracted from every "in use" figure.
 
 Heap figures: `-X heapsize=NwK` gives N K machine words scaled to 32-bit sizes, so the unix
 port's 64-bit heap is twice the bytes a 32-bit board (ESP32) would have; the figures printed
@@ -40,11 +49,12 @@ TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 
 import build_image  # noqa: E402
-from virtual_board import VirtualBoard, VirtualBoardError  # noqa: E402
+from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes  # noqa: E402
 from ws_game_client import BITS, DIRS, DX, DY, WsGameClient  # noqa: E402
 
 ROOT = TOOLS.parent
 DEFAULT_JSON = ROOT / "build" / "mem.json"
+DEFAULT_ROMFS_JSON = ROOT / "build" / "mem-romfs.json"
 DEFAULT_MOVES = 2000
 OBSERVERS = 4
 STEP_WK = 4  # bisection granularity (K words)
@@ -86,10 +96,13 @@ def image_bytes(image):
     return {"mpy": mpy, "web_gz": web, "image_bytes": mpy + web, "source_bytes": source}
 
 
-def deploy(image, flash, settings):
-    """Copy the image's files into the flash folder (what deploy.py would copy), and settings."""
+def deploy(image, flash, settings, romfs=False):
+    """Copy the image's files into the flash folder (what deploy.py would copy), and settings.
+    With romfs the code folders stay out: they are in the ROMFS image."""
     flash = Path(flash)
     for rel in build_image.image_files(Path(image)):
+        if romfs and rel.split("/", 1)[0] in build_image.ROMFS_DIRS:
+            continue
         dest = flash / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(Path(image) / rel, dest)
@@ -274,15 +287,19 @@ async def play(client, tally, target, cooldown_s, rng):
 # ---- one run --------------------------------------------------------------------------------
 
 
-def _memory_figures(status):
+def _memory_figures(status, reserved=0):
+    """The heap figures of a /status answer; `reserved` (what the virtual board pinned outside
+    the firmware's heap: built-in stand-ins, a ROMFS image) is taken off the bytes in use."""
+    used = status.get("mem_alloc")
     return {
-        "mem_alloc": status.get("mem_alloc"),
+        "mem_alloc": used - reserved if used is not None else None,
         "mem_free": status.get("mem_free"),
     }
 
 
 async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
     url = "ws://127.0.0.1:%d/ws" % http_port
+    reserved = result.get("reserved", 0)
     rng = random.Random(seed)
     clients = []
     watchdog = None
@@ -304,14 +321,14 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
         found = _JOINED_4.findall(board.read_log())
         if found:
             result["six_clients_log"] = {
-                "mem_alloc": int(found[-1][0]),
+                "mem_alloc": int(found[-1][0]) - reserved,
                 "mem_free": int(found[-1][1]),
             }
         status = await asyncio.to_thread(get_status, http_port)
-        result["six_clients"] = _memory_figures(status)
+        result["six_clients"] = figures = _memory_figures(status, reserved)
         say(
             "  6 clients: heap in use %d, free %d bytes (unix)"
-            % (status["mem_alloc"], status["mem_free"])
+            % (figures["mem_alloc"], figures["mem_free"])
         )
         for player in (p1, p2):
             reply = await player.intent("ready")
@@ -357,7 +374,7 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
                 "the final view",
             )
         status = await asyncio.to_thread(get_status, http_port)
-        result["end"] = _memory_figures(status)
+        result["end"] = _memory_figures(status, reserved)
         result["stage"] = "done"
     finally:
         if watchdog is not None:
@@ -370,17 +387,19 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
             await client.close()
 
 
-def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=None):
-    """Boot the image at `heap_wk` K words and play; returns a result dict (`ok` says it all)."""
+def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=None, romfs=None):
+    """Boot the image at `heap_wk` K words and play; returns a result dict (`ok` says it all).
+    With `romfs` (a ROMFS image of the image's code) the code runs from /rom instead."""
     heap = "%dwK" % heap_wk
     result = {"heap_wK": heap_wk, "ok": False, "stage": "boot", "moves": 0, "target": moves}
+    result["layout"] = "romfs" if romfs else "filesystem"
     run_settings = dict(RUN_SETTINGS)
     run_settings.update(settings or {})
     cooldown_s = run_settings["cooldown_ms"] / 1000 + 0.005
     work = Path(tempfile.mkdtemp(prefix="mem-budget-"))
     try:
-        deploy(image, work / "flash", run_settings)
-        with VirtualBoard(work / "flash", heapsize=heap) as board:
+        deploy(image, work / "flash", run_settings, romfs=bool(romfs))
+        with VirtualBoard(work / "flash", heapsize=heap, romfs=romfs) as board:
             http_port = free_port(socket.SOCK_STREAM)
             dns_port = free_port(socket.SOCK_DGRAM)
             board.boot(
@@ -392,12 +411,13 @@ def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=No
             )
             try:
                 board.wait_listening(http_port, timeout=30)
+                result["reserved"] = reserved = reserved_bytes(board.read_log())
                 status = get_status(http_port)
-                result["boot"] = _memory_figures(status)
+                result["boot"] = figures = _memory_figures(status, reserved)
                 result["stage"] = "booted"
                 say(
                     "  booted: heap in use %d, free %d bytes (unix)"
-                    % (status["mem_alloc"], status["mem_free"])
+                    % (figures["mem_alloc"], figures["mem_free"])
                 )
                 asyncio.run(
                     asyncio.wait_for(
@@ -420,7 +440,9 @@ def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=No
         result["alive"] = alive
         result["memory_error"] = "MemoryError" in log
         result["traceback"] = "Traceback" in log
-        result["boot_log"] = [line for line in log.splitlines() if line.startswith("mem")]
+        result["boot_log"] = [
+            line for line in log.splitlines() if line.startswith(("mem", "code", "vboard"))
+        ]
         result["log_tail"] = log.splitlines()[-15:]
         result["log"] = log
         result["ok"] = (
@@ -511,9 +533,21 @@ micropython.qstr_info()
 """
 
 
-def parts(image, settings=None):
+# With a ROMFS image: mounted at /rom first, as the board's firmware would (its bytes are
+# allocated before the first measurement, so no part includes them).
+_PARTS_ROMFS = """
+import sys, vfs
+with open(%r, 'rb') as f:
+    vfs.mount(vfs.VfsRom(f.read()), '/rom')
+sys.path[0:0] = ['/rom', '/rom/lib']
+del f
+"""
+
+
+def parts(image, settings=None, romfs=None):
     """[(part, unix bytes)] resident after each step of main.py's wiring, plus the qstr pool
-    total (already counted inside the parts: every module interns its names)."""
+    total (already counted inside the parts: every module interns its names). With `romfs`
+    the code is imported from that ROMFS image at /rom."""
     import subprocess
 
     from virtual_board import board_path, find_micropython
@@ -521,10 +555,11 @@ def parts(image, settings=None):
     work = Path(tempfile.mkdtemp(prefix="mem-parts-"))
     try:
         flash = work / "flash"
-        deploy(image, flash, settings or RUN_SETTINGS)
+        deploy(image, flash, settings or RUN_SETTINGS, romfs=bool(romfs))
         env = dict(os.environ, MICROPYPATH=board_path(flash))
+        script = (_PARTS_ROMFS % str(romfs) if romfs else "") + _PARTS_SCRIPT
         out = subprocess.run(
-            [find_micropython(), "-X", "heapsize=1wM", "-c", _PARTS_SCRIPT],
+            [find_micropython(), "-X", "heapsize=1wM", "-c", script],
             cwd=flash,
             env=env,
             capture_output=True,
@@ -556,13 +591,13 @@ def print_parts(rows, say=print):
 # ---- bisection ------------------------------------------------------------------------------
 
 
-def bisect(image, moves, say, lo=BISECT_LO_WK, hi=BISECT_HI_WK):
+def bisect(image, moves, say, lo=BISECT_LO_WK, hi=BISECT_HI_WK, romfs=None):
     """Smallest heap (multiple of STEP_WK K words) that passes; returns (wK, results by wK)."""
     results = {}
 
     def trial(wk):
         say("heap %dwK ..." % wk)
-        res = run_once(image, wk, moves, say)
+        res = run_once(image, wk, moves, say, romfs=romfs)
         say("heap %dwK: %s" % (wk, describe(res)))
         if not res["ok"]:
             for line in res["log_tail"][-6:]:
@@ -600,6 +635,8 @@ def summary(image_sizes, heap_wk, result, moves, part_rows=()):
         return (result.get(stage) or {}).get(key)
 
     out = {
+        "layout": result.get("layout", "filesystem"),
+        "romfs_image_bytes": image_sizes.get("romfs"),
         "min_heap_wK": heap_wk,
         "heap_bytes_unix": heap_wk * 1024 * word_bits() // 32 if heap_wk else None,
         "unix_word_bits": word_bits(),
@@ -649,11 +686,20 @@ def main(argv=None):
     what.add_argument("--bisect", action="store_true", help="find the smallest passing heap")
     what.add_argument("--parts", action="store_true", help="only the resident cost per part")
     parser.add_argument("--moves", type=int, default=DEFAULT_MOVES, help="accepted moves")
-    parser.add_argument("--json", default=str(DEFAULT_JSON), help="where --bisect writes")
+    parser.add_argument(
+        "--romfs",
+        action="store_true",
+        help="the code in a ROMFS image mounted at /rom (bytecode in place), not on the flash",
+    )
+    parser.add_argument(
+        "--json", help="where --bisect writes (build/mem.json, with --romfs build/mem-romfs.json)"
+    )
     parser.add_argument("--image", help="use this built image instead of building one")
     args = parser.parse_args(argv)
+    if args.json is None:
+        args.json = str(DEFAULT_ROMFS_JSON if args.romfs else DEFAULT_JSON)
 
-    work = None
+    work = romfs_dir = None
     if args.image:
         image = Path(args.image)
     else:
@@ -670,21 +716,29 @@ def main(argv=None):
             "image: %d bytes (.mpy %d + gzipped client %d); boot.py + main.py %d bytes"
             % (sizes["image_bytes"], sizes["mpy"], sizes["web_gz"], sizes["source_bytes"])
         )
-        rows = parts(image)
+        romfs = None
+        if args.romfs:
+            romfs_dir = Path(tempfile.mkdtemp(prefix="mem-romfs-"))
+            romfs = build_image.build_romfs(image, romfs_dir / "image.romfs")
+            sizes["romfs"] = romfs.stat().st_size
+            print("layout: ROMFS image of %d bytes at /rom (code runs in place)" % sizes["romfs"])
+        else:
+            print("layout: .mpy files on the flash filesystem (imports copy them to the heap)")
+        rows = parts(image, romfs=romfs)
         print("resident cost per part, in main.py's order:")
         print_parts(rows)
         if args.parts:
             return 0
         if args.heap:
             wk = int(args.heap.lower().rstrip("k").rstrip("w"))
-            res = run_once(image, wk, args.moves)
+            res = run_once(image, wk, args.moves, romfs=romfs)
             print("heap %dwK: %s" % (wk, describe(res)))
             if not res["ok"]:
                 print("\n".join("    | " + line for line in res["log_tail"]))
             print_figures(summary(sizes, wk, res, args.moves))
             return 0 if res["ok"] else 1
         try:
-            min_wk, results = bisect(image, args.moves, print)
+            min_wk, results = bisect(image, args.moves, print, romfs=romfs)
         except RunFailed as err:
             print("mem_budget: error: %s" % err, file=sys.stderr)
             return 1
@@ -702,6 +756,8 @@ def main(argv=None):
     finally:
         if work is not None:
             shutil.rmtree(work, ignore_errors=True)
+        if romfs_dir is not None:
+            shutil.rmtree(romfs_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,20 @@ How it is wired (the pty quirks):
 - sys.path mimics an ESP32 (['', '.frozen', '/lib']) with the flash folder as working directory:
   MICROPYPATH = '' : tools/hostboard (host stand-ins for the built-in `network` and `machine`;
   they never go into the image) : .frozen (the port's asyncio) : <flash>/lib.
+
+The heap of a booted board is the board's: what a real board keeps outside its Python heap
+is loaded by a prologue before boot.py into a heap enlarged for it, and pinned; the rest is
+padded so that the firmware gets exactly the GC heap `heapsize` alone gives. The log's first
+line says what was reserved ("vboard: ...; reserved N; Python heap H (heapsize gives H)"), and
+mem_budget subtracts N from every "in use" figure. Two things are reserved:
+- the stand-ins of the built-in `network` and `machine` modules (on a board, firmware code that
+  takes no heap), imported before boot.py;
+- a ROMFS partition (`VirtualBoard(..., romfs="build/image.romfs")`, `--romfs`): the image is
+  mounted at /rom with the unix port's own `vfs.VfsRom`, and '/rom', '/rom/lib' go first on
+  sys.path, as firmware with ROMFS does at start-up. Imports from it run the bytecode in place,
+  exactly as from memory-mapped flash on a board.
+The REPL (mpremote) has neither: plain `heapsize`, no /rom. `mpremote romfs deploy` needs a
+board with a ROMFS partition (`vfs.rom_ioctl`), which the unix port does not emulate.
 """
 
 import argparse
@@ -76,8 +90,80 @@ for _f in ('boot.py', 'main.py'):
 """
 
 
+# Runs before boot.py when the board has a heapsize (see the module docstring): what a board
+# keeps outside its Python heap is put here and pinned, then the heap is padded down so that
+# the firmware gets exactly the GC heap `heapsize` alone gives ({target} bytes).
+_PROLOGUE_START = """\
+import gc, sys
+_vb_b = 32 if sys.maxsize > 2**32 else 16
+_vb_r = _vb_a = _vb_builtins = _vb_rom = _vb_pad = None
+_vb_r = 0
+_vb_what = []
+"""
+# The host stand-ins of the board's built-in modules: on a board they live in the firmware.
+_PROLOGUE_BUILTINS = """\
+gc.collect()
+_vb_a = gc.mem_alloc()
+import network, machine
+_vb_builtins = (network, machine)
+del network, machine
+gc.collect()
+_vb_a = gc.mem_alloc() - _vb_a
+_vb_r += _vb_a
+_vb_what.append('built-in stand-ins %d bytes' % _vb_a)
+"""
+# {path}, {size}: the ROMFS image file and its bytes (memory-mapped flash on a board).
+_PROLOGUE_ROMFS = """\
+import vfs
+_vb_rom = bytearray({size})
+with open({path!r}, 'rb') as _vb_a:
+    _vb_a.readinto(_vb_rom)
+vfs.mount(vfs.VfsRom(_vb_rom), '/rom')
+sys.path[0:0] = ['/rom', '/rom/lib']
+del vfs
+_vb_r += _vb_b + ({size} + _vb_b - 1) // _vb_b * _vb_b
+_vb_what.insert(0, 'ROMFS {size} bytes mounted at /rom')
+"""
+_PROLOGUE_END = """\
+gc.collect()
+_vb_pad = gc.mem_free() + gc.mem_alloc() - _vb_r - {target} - _vb_b
+_vb_pad = bytearray(max(0, _vb_pad // _vb_b * _vb_b))
+_vb_r += _vb_b + len(_vb_pad)
+gc.collect()
+print('vboard: %s; reserved %d; Python heap %d (heapsize gives %d)'
+      % (', '.join(_vb_what), _vb_r, gc.mem_free() + gc.mem_alloc() - _vb_r, {target}))
+del _vb_a, _vb_b, _vb_r, _vb_what
+"""
+_RESERVED_LINE = "vboard: "
+# Room for what the prologue pins besides a ROMFS image (the stand-ins take ~5 KB).
+_PROLOGUE_ROOM = 32 * 1024
+
+
 class VirtualBoardError(Exception):
     pass
+
+
+def heap_bytes(spec, word_bytes=8):
+    """Bytes of a `-X heapsize=` value as the unix port reads it (`w` scales 4-byte words to
+    this port's words): '64wK' -> 131072 on a 64-bit port."""
+    text = str(spec).strip().lower()
+    scale = 1
+    if text.endswith("k"):
+        scale, text = 1024, text[:-1]
+    elif text.endswith("m"):
+        scale, text = 1024 * 1024, text[:-1]
+    words = text.endswith("w")
+    number = int(text[:-1] if words else text, 0) * scale
+    return number * word_bytes // 4 if words else number
+
+
+def reserved_bytes(log_text):
+    """Bytes the boot prologue pinned outside the firmware's heap (ROMFS image, built-in
+    stand-ins, padding); 0 when there was no prologue."""
+    for line in log_text.splitlines():
+        if line.startswith(_RESERVED_LINE) and "; reserved " in line:
+            return int(line.split("; reserved ", 1)[1].split(";", 1)[0])
+    return 0
 
 
 def _die_with_parent():
@@ -122,9 +208,12 @@ def board_path(flash_dir, hostboard=True):
 class VirtualBoard:
     """A MicroPython unix process on a pty whose working directory plays the board's flash."""
 
-    def __init__(self, flash_dir, heapsize=DEFAULT_HEAPSIZE, micropython=None, hostboard=True):
+    def __init__(
+        self, flash_dir, heapsize=DEFAULT_HEAPSIZE, micropython=None, hostboard=True, romfs=None
+    ):
         self.flash_dir = Path(flash_dir).resolve()
         self.heapsize = heapsize
+        self.romfs = Path(romfs).resolve() if romfs else None
         self.micropython = micropython or find_micropython()
         self.hostboard = hostboard
         self.port = None
@@ -164,11 +253,46 @@ class VirtualBoard:
             env.update(extra)
         return env
 
-    def _argv(self):
+    def _argv(self, heapsize=None):
         argv = [self.micropython]
-        if self.heapsize:
-            argv += ["-X", "heapsize=" + str(self.heapsize)]
+        heapsize = heapsize or self.heapsize
+        if heapsize:
+            argv += ["-X", "heapsize=" + str(heapsize)]
         return argv
+
+    def gc_heap_total(self, heapsize=None):
+        """The GC heap (free + allocated bytes) the unix port gets from `heapsize`."""
+        out = subprocess.run(
+            self._argv(heapsize) + ["-c", "import gc; print(gc.mem_free() + gc.mem_alloc())"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        if out.returncode != 0:
+            raise VirtualBoardError(f"micropython failed: {out.stderr.strip()}")
+        return int(out.stdout.split()[-1])
+
+    def _boot_command(self):
+        """argv and script of a reset: the prologue (built-ins and ROMFS outside the heap),
+        then boot.py and main.py."""
+        if self.romfs is not None and not self.romfs.is_file():
+            raise VirtualBoardError(f"no ROMFS image at {self.romfs}")
+        if not self.heapsize:
+            if self.romfs is not None:
+                raise VirtualBoardError("a ROMFS board needs an explicit heapsize")
+            return self._argv(), _BOOT_SCRIPT
+        prologue = _PROLOGUE_START
+        room = _PROLOGUE_ROOM
+        if self.hostboard:
+            prologue += _PROLOGUE_BUILTINS
+        if self.romfs is not None:
+            size = self.romfs.stat().st_size
+            prologue += _PROLOGUE_ROMFS.format(path=str(self.romfs), size=size)
+            room += size
+        prologue += _PROLOGUE_END.format(target=self.gc_heap_total())
+        # the pinned bytes, plus the GC's own tables for them (~1.2%)
+        grown = heap_bytes(self.heapsize) + room * 102 // 100
+        return self._argv(grown), prologue + _BOOT_SCRIPT
 
     def start_repl(self):
         """(Re)start the REPL on the pty, ending a booted app first (like a reset)."""
@@ -217,9 +341,10 @@ class VirtualBoard:
         if self._log_dir is None:
             self._log_dir = tempfile.mkdtemp(prefix="vboard-log-")
         self.log_path = Path(self._log_dir) / "app.log"
+        argv, script = self._boot_command()
         self._log_file = open(self.log_path, "wb")  # closed in _end_process
         self.process = subprocess.Popen(
-            self._argv() + ["-c", _BOOT_SCRIPT],
+            argv + ["-c", script],
             stdin=subprocess.DEVNULL,
             stdout=self._log_file,
             stderr=subprocess.STDOUT,
@@ -306,12 +431,15 @@ def main(argv=None):
     parser.add_argument(
         "--boot", action="store_true", help="run boot.py + main.py instead of the REPL"
     )
+    parser.add_argument(
+        "--romfs", help="a ROMFS image (build/image.romfs) mounted at /rom before boot.py"
+    )
     args = parser.parse_args(argv)
     # `kill`, a closed terminal and Ctrl-C all stop the board cleanly (the finally below), even
     # when a shell started this in the background with SIGINT ignored.
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.default_int_handler)
-    board = VirtualBoard(args.flash, heapsize=args.heapsize)
+    board = VirtualBoard(args.flash, heapsize=args.heapsize, romfs=args.romfs)
     try:
         board.start()
         if args.boot:

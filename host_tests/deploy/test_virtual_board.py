@@ -375,3 +375,96 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
         log = board.read_log()
         assert board.process.poll() is None, log
         assert "Traceback" not in log and "MemoryError" not in log, log
+
+
+# -- ROMFS: the code in a read-only partition, run in place -----------------------------------
+
+_ROMFS_WALK = """
+import hashlib, binascii, os, vfs
+with open(%r, 'rb') as f:
+    vfs.mount(vfs.VfsRom(f.read()), '/rom')
+def walk(d):
+    for e in os.ilistdir(d):
+        p = d + '/' + e[0]
+        if e[1] == 0x4000:
+            walk(p)
+        else:
+            with open(p, 'rb') as f:
+                print(p[5:], binascii.hexlify(hashlib.sha256(f.read()).digest()).decode())
+walk('/rom')
+"""
+
+
+@pytest.fixture(scope="module")
+def romfs(image):
+    return build_image.build_romfs(image)
+
+
+def test_romfs_image_holds_the_code_folders_byte_for_byte(image, romfs, virtual_board_binary):
+    """Mounted by the unix port's own VfsRom, the ROMFS image holds exactly the image's
+    game/, net/ and lib/ files, unchanged; boot.py, main.py and the client stay out of it."""
+    from mpremote.romfs import VfsRomWriter
+
+    assert romfs == build_image.romfs_path(image)
+    assert romfs.read_bytes().startswith(VfsRomWriter.ROMFS_HEADER)
+    out = subprocess.run(
+        [virtual_board_binary, "-c", _ROMFS_WALK % str(romfs)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    inside = dict(line.split() for line in out.stdout.splitlines())
+    _, entries = build_image.read_manifest(image)
+    code = {path: digest for path, _, digest in entries if path.split("/")[0] in ("game", "net")}
+    code.update({p: d for p, _, d in entries if p.startswith("lib/")})
+    assert code and inside == code
+    assert "net/gateway.mpy" in inside and "lib/microdot/microdot.mpy" in inside
+
+
+def test_romfs_board_boots_with_the_code_from_rom_and_a_64wk_heap(image, romfs, tmp_path):
+    """A board with a ROMFS partition: only boot.py, main.py and web/ on the flash; the code is
+    imported from /rom in place, and the Python heap left is the one 64wK gives."""
+    flash = tmp_path / "flash"
+    for rel in build_image.image_files(image):
+        if rel.split("/")[0] not in build_image.ROMFS_DIRS:
+            (flash / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(image / rel, flash / rel)
+    assert not (flash / "net").exists() and (flash / "main.py").is_file()
+    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
+    with VirtualBoard(flash, heapsize="64wK", romfs=romfs) as board:
+        target = board.gc_heap_total()
+        board.boot(
+            {
+                "MAZE_HTTP_PORT": str(http_port),
+                "MAZE_DNS_PORT": str(dns_port),
+                "MAZE_BIND": "127.0.0.1",
+            }
+        )
+        board.wait_listening(http_port)
+        with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/", timeout=10) as resp:
+            assert resp.status == 200
+        log = board.read_log()
+    first = log.splitlines()[0]
+    assert first.startswith(
+        "vboard: ROMFS %d bytes mounted at /rom, built-in stand-ins " % (romfs.stat().st_size)
+    )
+    left = int(first.split("Python heap ")[1].split()[0])
+    assert target <= left < target + 32, (first, target)
+    assert "code: net.gateway from /rom/net/gateway.mpy" in log, log
+    assert "Traceback" not in log, log
+
+
+def test_deploy_romfs_refuses_a_board_without_romfs(image, romfs, board):
+    """The unix port has VfsRom but no ROMFS partition (no vfs.rom_ioctl), like stock ESP32
+    firmware: a ROMFS deploy says so in one line and changes nothing on the board."""
+    result = deploy(board, image, "--romfs")
+    one_line_error(result, 6, "no ROMFS support", "without ROMFS=1")
+    assert board_files(board) == []
+
+
+def test_deploy_romfs_needs_the_romfs_image(image, tmp_path, board):
+    bare = tmp_path / "img"
+    shutil.copytree(image, bare)
+    result = deploy(board, bare, "--romfs")
+    one_line_error(result, 2, "no ROMFS image", "make build ROMFS=1")
