@@ -14,6 +14,7 @@ def test_two_phones_play_a_match_to_a_win_and_the_spectator_sees_it(browser, boa
     ann = browser.phone(host.url)
     bob = browser.phone(host.url)
     tv = browser.screen(host.url)
+    late = None
     try:
         ann.shot("join")
         ann.join("Ann")
@@ -52,6 +53,10 @@ def test_two_phones_play_a_match_to_a_win_and_the_spectator_sees_it(browser, boa
         walk(ann, maze, key1, avoid=(key2,), methods=ALL_WAYS)
         ann.wait_attr("key", "1")
         assert ann.text("#hKey") == "your key"
+        # A second spectator arrives after GO: it never saw the countdown event.
+        late = browser.screen(host.url)
+        late.join(role="watch")
+        late.wait_attr("phase", "active")
         assert int(ann.attr("seen")) > 9  # cells seen on the way stay on her map
         ann.shot("player-active")
         tv.shot("spectator-active")
@@ -72,6 +77,9 @@ def test_two_phones_play_a_match_to_a_win_and_the_spectator_sees_it(browser, boa
         assert ann.page.locator("#bReady").inner_text() == "Rematch"
         tv.wait_js("document.getElementById('c1').textContent.includes('Exit: out at')")
         assert "Ann wins!" in tv.text("#res")
+        # Exit times count from GO for both spectators (welcome carries the countdown length).
+        late.wait_js("document.getElementById('c1').textContent.includes('Exit: out at')")
+        assert late.text("#c1") == tv.text("#c1"), (late.text("#c1"), tv.text("#c1"))
         ann.shot("player-result")
         bob.shot("opponent-result")
         tv.shot("spectator-result")
@@ -83,7 +91,8 @@ def test_two_phones_play_a_match_to_a_win_and_the_spectator_sees_it(browser, boa
         for screen in (ann, bob, tv):
             screen.wait_attr("phase", "countdown")
         ann.wait_js("document.body.dataset.seen === document.body.dataset.vis")
-        assert not (ann.errors or bob.errors or tv.errors), (ann.errors, bob.errors, tv.errors)
+        assert not (ann.errors or bob.errors or tv.errors or late.errors)
     finally:
-        for screen in (ann, bob, tv):
-            screen.close()
+        for screen in (ann, bob, tv, late):
+            if screen is not None:
+                screen.close()

@@ -468,3 +468,30 @@ def test_deploy_romfs_needs_the_romfs_image(image, tmp_path, board):
     shutil.copytree(image, bare)
     result = deploy(board, bare, "--romfs")
     one_line_error(result, 2, "no ROMFS image", "make build ROMFS=1")
+
+
+def test_heap_bytes_reads_heapsize_as_the_unix_port_does():
+    from virtual_board import heap_bytes, reserved_bytes
+
+    assert heap_bytes("64wK") == 131072 and heap_bytes("64wK", word_bytes=4) == 65536
+    assert heap_bytes("2M") == 2 * 1024 * 1024 and heap_bytes(4096) == 4096
+    assert heap_bytes("1wM") == 2 * 1024 * 1024
+    log = "vboard: built-in stand-ins 3680 bytes; reserved 3712; Python heap 5 (heapsize gives 5)"
+    assert reserved_bytes(log + "\nmem: ready") == 3712 and reserved_bytes("mem: ready") == 0
+
+
+def test_booted_board_gets_exactly_the_heap_its_heapsize_gives(image, tmp_path):
+    """The built-in stand-ins (network, machine) are held outside the firmware's heap, as a
+    board's built-in modules are: the Python heap left equals the plain heapsize's."""
+    shutil.copytree(image, tmp_path / "flash")
+    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
+    with VirtualBoard(tmp_path / "flash", heapsize=BOOT_HEAP) as board:
+        target = board.gc_heap_total()
+        board.boot({"MAZE_HTTP_PORT": str(http_port), "MAZE_DNS_PORT": str(dns_port)})
+        board.wait_listening(http_port)
+        log = board.read_log()
+    first = log.splitlines()[0]
+    assert first.startswith("vboard: built-in stand-ins "), first
+    left = int(first.split("Python heap ")[1].split()[0])
+    assert target <= left < target + 32, (first, target)
+    assert "code: net.gateway from net/gateway.mpy" in log, log
