@@ -107,6 +107,26 @@ def free_port(kind):
         return s.getsockname()[1]
 
 
+def boot_serving(board):
+    """Reset the board into its deployed firmware on free loopback ports; the HTTP port."""
+    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
+    board.boot(
+        {
+            "MAZE_HTTP_PORT": str(http_port),
+            "MAZE_DNS_PORT": str(dns_port),
+            "MAZE_BIND": "127.0.0.1",
+        }
+    )
+    board.wait_listening(http_port)
+    return http_port
+
+
+def python_heap_left(log):
+    """The heap the booted firmware got, from the virtual board's first log line."""
+    first = log.splitlines()[0]
+    return first, int(first.split("Python heap ")[1].split()[0])
+
+
 @pytest.fixture(scope="module")
 def image(tmp_path_factory):
     out = tmp_path_factory.mktemp("image") / "image"
@@ -287,20 +307,12 @@ def test_deploy_reports_a_full_flash(image, small_flash):
 def test_deployed_firmware_boots_and_serves_the_client(image, tmp_path):
     if not (FIRMWARE / "main.py").is_file():
         pytest.skip("firmware/main.py does not exist yet: nothing to boot")
-    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
     with VirtualBoard(tmp_path / "flash", heapsize=BOOT_HEAP) as board:
         assert deploy(board, image).returncode == 0
         # The REPL imports the deployed .mpy files, not the repository's firmware/.
         where = mpremote(board, "exec", "import net.portal, microdot; print(net.portal.__file__)")
         assert where.stdout.strip() == "net/portal.mpy", where.stdout + where.stderr
-        board.boot(
-            {
-                "MAZE_HTTP_PORT": str(http_port),
-                "MAZE_DNS_PORT": str(dns_port),
-                "MAZE_BIND": "127.0.0.1",
-            }
-        )
-        board.wait_listening(http_port)
+        http_port = boot_serving(board)
         with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/", timeout=10) as resp:
             body = resp.read()
             assert resp.status == 200
@@ -331,7 +343,6 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
         two_players_and_observer,
     )
 
-    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
     flash = tmp_path / "flash"
     flash.mkdir()
     # The settings file a person edits on the board: a small quick match for the test.
@@ -349,14 +360,7 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
         assert made.returncode == 0, made.stdout + made.stderr
         assert (flash / "main.py").is_file() and (flash / "game" / "engine.mpy").is_file()
         assert json.loads((flash / "settings.json").read_text()) == settings  # left alone
-        board.boot(
-            {
-                "MAZE_HTTP_PORT": str(http_port),
-                "MAZE_DNS_PORT": str(dns_port),
-                "MAZE_BIND": "127.0.0.1",
-            }
-        )
-        board.wait_listening(http_port)
+        http_port = boot_serving(board)
 
         async def match():
             url = "ws://127.0.0.1:%d/ws" % http_port
@@ -431,25 +435,16 @@ def test_romfs_board_boots_with_the_code_from_rom_and_a_64wk_heap(image, romfs, 
             (flash / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(image / rel, flash / rel)
     assert not (flash / "net").exists() and (flash / "main.py").is_file()
-    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
     with VirtualBoard(flash, heapsize="64wK", romfs=romfs) as board:
         target = board.gc_heap_total()
-        board.boot(
-            {
-                "MAZE_HTTP_PORT": str(http_port),
-                "MAZE_DNS_PORT": str(dns_port),
-                "MAZE_BIND": "127.0.0.1",
-            }
-        )
-        board.wait_listening(http_port)
+        http_port = boot_serving(board)
         with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/", timeout=10) as resp:
             assert resp.status == 200
         log = board.read_log()
-    first = log.splitlines()[0]
+    first, left = python_heap_left(log)
     assert first.startswith(
         "vboard: ROMFS %d bytes mounted at /rom, built-in stand-ins " % (romfs.stat().st_size)
     )
-    left = int(first.split("Python heap ")[1].split()[0])
     assert target <= left < target + 32, (first, target)
     assert "code: net.gateway from /rom/net/gateway.mpy" in log, log
     assert "Traceback" not in log, log
@@ -484,14 +479,11 @@ def test_booted_board_gets_exactly_the_heap_its_heapsize_gives(image, tmp_path):
     """The built-in stand-ins (network, machine) are held outside the firmware's heap, as a
     board's built-in modules are: the Python heap left equals the plain heapsize's."""
     shutil.copytree(image, tmp_path / "flash")
-    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
     with VirtualBoard(tmp_path / "flash", heapsize=BOOT_HEAP) as board:
         target = board.gc_heap_total()
-        board.boot({"MAZE_HTTP_PORT": str(http_port), "MAZE_DNS_PORT": str(dns_port)})
-        board.wait_listening(http_port)
+        boot_serving(board)
         log = board.read_log()
-    first = log.splitlines()[0]
+    first, left = python_heap_left(log)
     assert first.startswith("vboard: built-in stand-ins "), first
-    left = int(first.split("Python heap ")[1].split()[0])
     assert target <= left < target + 32, (first, target)
     assert "code: net.gateway from net/gateway.mpy" in log, log
