@@ -273,6 +273,11 @@ def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=prin
     return sizes
 
 
+def in_romfs(path):
+    """True for image paths that belong in the ROMFS image (under one of ROMFS_DIRS)."""
+    return path.split("/", 1)[0] in ROMFS_DIRS
+
+
 def romfs_path(image):
     """Where the ROMFS image of `image` is written: beside it, `<image>.romfs`."""
     image = Path(image)

@@ -41,7 +41,7 @@ from build_image import (  # noqa: E402
     DEFAULT_OUT,
     MANIFEST_NAME,
     MPY_ARCHES,
-    ROMFS_DIRS,
+    in_romfs,
     read_manifest,
     romfs_path,
 )
@@ -326,11 +326,6 @@ def verify_image(image, entries):
         data = file.read_bytes()
         if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
             raise DeployError(EXIT_IMAGE, f"{file} changed since the build: make build")
-
-
-def in_romfs(path):
-    """True for image paths that a ROMFS deploy puts in the ROMFS image (the code folders)."""
-    return path.split("/", 1)[0] in ROMFS_DIRS
 
 
 def check_romfs(port, board, romfs_file):

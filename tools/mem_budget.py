@@ -101,7 +101,7 @@ def deploy(image, flash, settings, romfs=False):
     With romfs the code folders stay out: they are in the ROMFS image."""
     flash = Path(flash)
     for rel in build_image.image_files(Path(image)):
-        if romfs and rel.split("/", 1)[0] in build_image.ROMFS_DIRS:
+        if romfs and build_image.in_romfs(rel):
             continue
         dest = flash / rel
         dest.parent.mkdir(parents=True, exist_ok=True)

@@ -96,7 +96,7 @@ for _f in ('boot.py', 'main.py'):
 _PROLOGUE_START = """\
 import gc, sys
 _vb_b = 32 if sys.maxsize > 2**32 else 16
-_vb_r = _vb_a = _vb_builtins = _vb_rom = _vb_pad = None
+_vb_a = _vb_builtins = _vb_rom = _vb_pad = None  # _vb_a: scratch (a count, then a file)
 _vb_r = 0
 _vb_what = []
 """
