@@ -292,19 +292,27 @@ def check_space(port, entries, board_files, todo, free, block):
         )
 
 
+def chained(commands):
+    """mpremote arguments that run several commands in one session: A + B + C."""
+    args = []
+    for command in commands:
+        if args:
+            args.append("+")
+        args += command
+    return args
+
+
 def copy_files(port, image, todo, sizes, resume):
     dirs = set()
     for path in todo:
         parts = path.split("/")[:-1]
         for i in range(1, len(parts) + 1):
             dirs.add("/".join(parts[:i]))
-    args = []
+    commands = []
     if dirs:
-        args += ["exec", _MKDIRS % sorted(dirs, key=lambda d: (d.count("/"), d))]
-    for path in todo:
-        if args:
-            args.append("+")
-        args += ["fs", "cp", "-f", str(Path(image) / path), ":" + path]
+        commands.append(["exec", _MKDIRS % sorted(dirs, key=lambda d: (d.count("/"), d))])
+    commands += [["fs", "cp", "-f", str(Path(image) / path), ":" + path] for path in todo]
+    args = chained(commands)
     timeout = _COPY_TIMEOUT_S + sum(sizes[p] for p in todo) // 1024
     code, out = mpremote(port, args, resume, timeout)
     if code != 0:
@@ -357,7 +365,7 @@ def check_romfs(port, board, romfs_file):
 def write_romfs(port, romfs_file, resume):
     timeout = _COPY_TIMEOUT_S + romfs_file.stat().st_size // 1024
     code, out = mpremote(port, ["romfs", "deploy", str(romfs_file)], resume, timeout)
-    if code != 0 or "too big" in out or "Invalid ROMFS" in out or "not enabled" in out:
+    if code != 0:
         raise DeployError(
             EXIT_FAILED,
             f"writing the ROMFS partition of the board on {port} failed: " + _last_line(out),
@@ -365,11 +373,7 @@ def write_romfs(port, romfs_file, resume):
 
 
 def remove_files(port, paths, resume):
-    args = []
-    for path in paths:
-        if args:
-            args.append("+")
-        args += ["fs", "rm", ":" + path]
+    args = chained([["fs", "rm", ":" + path] for path in paths])
     code, out = mpremote(port, args, resume, _PROBE_TIMEOUT_S + len(paths))
     if code != 0:
         raise DeployError(
@@ -393,18 +397,20 @@ def deploy(port, image=DEFAULT_OUT, resume=False, space_check=True, log=print, r
     romfs_bytes = romfs_file.stat().st_size if romfs_file is not None else 0
     board = probe(port, [p for p, _, _ in entries], resume, romfs_bytes)
     check_mpy(port, board.mpy, image, entries, header)
-    rom_todo = check_romfs(port, board, romfs_file) if romfs_file is not None else False
-    files = [e for e in entries if not in_romfs(e[0])] if romfs_file is not None else entries
-    stale = [p for p, _, _ in entries if in_romfs(p) and board.files.get(p) is not None]
+    files = entries
+    if romfs_file is not None:
+        rom_todo = check_romfs(port, board, romfs_file)
+        files = [e for e in entries if not in_romfs(e[0])]
+        stale = [p for p, _, _ in entries if in_romfs(p) and board.files.get(p) is not None]
+        if rom_todo:
+            log(f"writing the ROMFS partition ({romfs_bytes} bytes: game/, net/, lib/)")
+            write_romfs(port, romfs_file, resume)
+        else:
+            log("the ROMFS partition already holds this image")
+        if stale:
+            log(f"removing {len(stale)} code files from the filesystem (the code runs from /rom)")
+            remove_files(port, stale, resume)
     todo = plan_copies(files, board.files)
-    if rom_todo:
-        log(f"writing the ROMFS partition ({romfs_bytes} bytes: game/, net/, lib/)")
-        write_romfs(port, romfs_file, resume)
-    elif romfs_file is not None:
-        log("the ROMFS partition already holds this image")
-    if romfs_file is not None and stale:
-        log(f"removing {len(stale)} code files from the filesystem (the code runs from /rom)")
-        remove_files(port, stale, resume)
     if not todo:
         log(f"board on {port} is up to date ({len(files)} files)")
     else:
