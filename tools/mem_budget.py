@@ -16,9 +16,9 @@ at the end, every client still answers a ping and every observer holds the final
 Two layouts of the same .mpy files: on the filesystem (what `make deploy` copies to a stock
 board: every import copies its bytecode into the heap) and in a ROMFS partition (`make deploy
 ROMFS=1` on firmware with one: the bytecode runs in place from flash). The virtual board
-mounts the ROMFS image at /rom with the unix port's own VfsRom and pins the image's bytes
-outside the heap the run is given (tools/virtual_board.py); those reserved bytes are
-subtracted from every "in use" figure.
+mounts the ROMFS image at /rom with the unix port's own VfsRom and pins the image's bytes,
+like the stand-ins of the built-in modules, outside the heap the run is given
+(tools/virtual_board.py); those reserved bytes are subtracted from every "in use" figure.
 
 Heap figures: `-X heapsize=NwK` gives N K machine words scaled to 32-bit sizes, so the unix
 port's 64-bit heap is twice the bytes a 32-bit board (ESP32) would have; the figures printed
@@ -320,10 +320,10 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
         # with no HTTP request in flight (the /status figures below include that request).
         found = _JOINED_4.findall(board.read_log())
         if found:
-            result["six_clients_log"] = {
-                "mem_alloc": int(found[-1][0]) - reserved,
-                "mem_free": int(found[-1][1]),
-            }
+            used, free = found[-1]
+            result["six_clients_log"] = _memory_figures(
+                {"mem_alloc": int(used), "mem_free": int(free)}, reserved
+            )
         status = await asyncio.to_thread(get_status, http_port)
         result["six_clients"] = figures = _memory_figures(status, reserved)
         say(
