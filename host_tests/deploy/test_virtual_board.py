@@ -73,23 +73,27 @@ def board_hashes(board, paths):
     return found
 
 
-_LIST_FILES = """
-import os
+# Runs on MicroPython: every file below ROOT as 'F <path below ROOT> <sha256>'.
+_WALK_FILES = """
+import binascii, hashlib, os
 def walk(d):
     for e in os.ilistdir(d or '.'):
         p = d + '/' + e[0] if d else e[0]
         if e[1] == 0x4000:
             walk(p)
         else:
-            print('F', p)
-walk('')
+            with open(p, 'rb') as f:
+                h = binascii.hexlify(hashlib.sha256(f.read()).digest()).decode()
+            print('F', p[len(ROOT):].lstrip('/'), h)
+ROOT = %r
+walk(ROOT)
 """
 
 
 def board_files(board):
-    result = mpremote(board, "exec", _LIST_FILES)
+    result = mpremote(board, "exec", _WALK_FILES % "")
     assert result.returncode == 0, result.stderr
-    return sorted(line[2:] for line in result.stdout.splitlines() if line.startswith("F "))
+    return sorted(line.split()[1] for line in result.stdout.splitlines() if line.startswith("F "))
 
 
 def one_line_error(result, code, *needles):
@@ -383,19 +387,10 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
 
 # -- ROMFS: the code in a read-only partition, run in place -----------------------------------
 
-_ROMFS_WALK = """
-import hashlib, binascii, os, vfs
+_ROMFS_MOUNT = """
+import vfs
 with open(%r, 'rb') as f:
     vfs.mount(vfs.VfsRom(f.read()), '/rom')
-def walk(d):
-    for e in os.ilistdir(d):
-        p = d + '/' + e[0]
-        if e[1] == 0x4000:
-            walk(p)
-        else:
-            with open(p, 'rb') as f:
-                print(p[5:], binascii.hexlify(hashlib.sha256(f.read()).digest()).decode())
-walk('/rom')
 """
 
 
@@ -412,13 +407,13 @@ def test_romfs_image_holds_the_code_folders_byte_for_byte(image, romfs, virtual_
     assert romfs == build_image.romfs_path(image)
     assert romfs.read_bytes().startswith(VfsRomWriter.ROMFS_HEADER)
     out = subprocess.run(
-        [virtual_board_binary, "-c", _ROMFS_WALK % str(romfs)],
+        [virtual_board_binary, "-c", _ROMFS_MOUNT % str(romfs) + _WALK_FILES % "/rom"],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert out.returncode == 0, out.stderr
-    inside = dict(line.split() for line in out.stdout.splitlines())
+    inside = dict(line.split()[1:] for line in out.stdout.splitlines() if line.startswith("F "))
     _, entries = build_image.read_manifest(image)
     code = {path: digest for path, _, digest in entries if path.split("/")[0] in ("game", "net")}
     code.update({p: d for p, _, d in entries if p.startswith("lib/")})
