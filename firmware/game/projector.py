@@ -16,17 +16,22 @@
 # record() allocates only the memoryview it returns.
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_hex, put_int
-from game.rules import NO_BEARING
+from game.rules import (
+    NO_BEARING,
+    PHASE_NAMES,
+    PROTOCOL_VERSION,
+    RECORD_MAX,
+    RESULT_NAMES,
+    ROLE_NAMES,
+)
 
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
-PROTOCOL_VERSION = const(1)  # "v" of every record; see docs/protocol.md for the versioning rule
-RECORD_MAX = const(512)  # bytes per record, the WebSocket gateway's message bound
 MAX_CHUNKS = const(12)  # records per view; a 32x32 observer view needs 4
 _MAX_RUNS = const(13)  # cell runs per view: the rows of a radius-6 square (observers need 1)
 _MAX_OBJECTS = const(14)  # object slots of the largest match: 6 + 2 * MAX_ARTIFACT_PAIRS
 
 # Envelope: {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":I,"n":N
-_ENV_V = b'{"v":1,"t":"view","s":'
+_ENV_V = b'{"v":%d,"t":"view","s":' % PROTOCOL_VERSION
 _ENV_R = b',"r":"'
 _ENV_PH = b'","ph":"'
 _ENV_W = b'","w":'
@@ -34,9 +39,10 @@ _ENV_H = b',"h":'
 _ENV_M = b',"m":'
 _ENV_I = b',"i":'
 _ENV_N = b',"n":'
-_ROLE_NAMES = (b"obs", b"p1", b"p2")  # indexed by role
-_PHASE_NAMES = (b"waiting", b"countdown", b"active", b"finished")  # rules.PHASE_NAMES
-_RESULT_NAMES = (b"none", b"win", b"draw", b"forfeit")  # rules.RESULT_NAMES
+# The names of game.rules as bytes, made once at import (the writers copy bytes).
+_ROLE_NAMES = tuple(name.encode() for name in ROLE_NAMES)
+_PHASE_NAMES = tuple(name.encode() for name in PHASE_NAMES)
+_RESULT_NAMES = tuple(name.encode() for name in RESULT_NAMES)
 
 # Payload members, in this order after the envelope: status (chunk 0 only), objects, cells.
 _ST = b',"st":'
@@ -96,8 +102,6 @@ def opponent_visible(match, seat):
 class Projector:
     """One preallocated 512-byte record buffer and the plan of the current view."""
 
-    MAX_RECORD = RECORD_MAX
-
     def __init__(self):
         self.buf = bytearray(RECORD_MAX)
         self.mv = memoryview(self.buf)
@@ -125,11 +129,10 @@ class Projector:
         self._obj_cell = [0] * _MAX_OBJECTS
         self._nobj = 0
         # Where each chunk starts: object index, run index, offset in that run; entry count is
-        # where the view ends. _chunk_len is the planned length of each record.
+        # where the view ends.
         self._c_obj = [0] * (MAX_CHUNKS + 1)
         self._c_run = [0] * (MAX_CHUNKS + 1)
         self._c_off = [0] * (MAX_CHUNKS + 1)
-        self._chunk_len = [0] * MAX_CHUNKS
 
     # ---- the gateway's API ----------------------------------------------------------------
 
@@ -374,7 +377,6 @@ class Projector:
                     used += over + room  # the run goes on in the next record
                     off += room
                     break
-            self._chunk_len[chunk] = used
             chunk += 1
             if o >= nobj and run >= nruns:
                 break

@@ -100,7 +100,6 @@ OBJ_KEY = const(0)  # owner 1/2, variant 0
 OBJ_EXIT = const(1)  # owner 1/2, variant = outward direction 0..3
 OBJ_COMPASS = const(2)  # owner 1/2, variant 0
 OBJ_VISION = const(3)  # owner 0 (shared), variant 0
-OBJ_NAMES = ("key", "exit", "compass", "vision")
 
 # Fixed limits of seed 000.
 QUEUE_DEPTH = const(16)  # command FIFO entries
@@ -113,9 +112,14 @@ MIN_SIDE = const(5)
 MAX_SIDE = const(32)
 MAX_ARTIFACT_PAIRS = const(4)
 CLOCK_LIMIT_MS = const(0x3FFFFFFF)  # timestamps stay small ints on a 32-bit board
+RECORD_MAX = const(512)  # bytes of one view record, the WebSocket gateway's message bound
+PROTOCOL_VERSION = const(1)  # "v" of every record (docs/protocol.md, the versioning rule)
+ROLE_NAMES = ("obs", "p1", "p2")  # "r" of a view record, indexed by role (0 = observer)
 
 # Rules presets as data: (name, width, height, artifact pairs, braid percent, cooldown ms,
-# countdown ms). A tuple, never a dict, so nothing depends on iteration order.
+# countdown ms). A tuple, never a dict, so nothing depends on iteration order. The board's
+# settings choose one by name (net/settings.py reads the names from here).
+DEFAULT_PRESET = "classic"
 PRESETS = (
     ("small", 9, 9, 1, 40, 250, 3000),
     ("classic", 15, 15, 2, 40, 250, 3000),
