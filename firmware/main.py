@@ -1,4 +1,6 @@
 # Entry point, wiring only: settings -> access point -> captive DNS -> Microdot app -> run.
+# `wire()` builds everything the board serves, in order, and is also what `make mem --parts`
+# runs (tools/mem_budget.py), with a hook that measures the heap after each step.
 # Host runs (tools/run_host.sh, unix port) may override through environment variables:
 # MAZE_HTTP_PORT and MAZE_DNS_PORT replace the ports from settings.json, MAZE_BIND the
 # listening address (default 0.0.0.0). The board has no environment, so none of this applies.
@@ -79,29 +81,55 @@ def heap_line(label):
     return "mem: %s: heap used %d, free %d" % (label, gc.mem_alloc(), gc.mem_free())
 
 
-async def main():
+def _collect(step):
+    gc.collect()
+
+
+# The long-lived modules, imported in this order by wire() (each followed by a collection).
+_LONG_LIVED = (
+    "microdot",
+    "game.engine",
+    "game.projector",
+    "net.intents",
+    "net.messages",
+    "net.frames",
+    "net.views",
+    "net.match_host",
+    "net.gateway",
+    "net.portal",
+    "net.captive_dns",
+)
+
+
+class Wiring:
+    """What wire() built: the settings, the app, the game gateway, the DNS responder."""
+
+
+def wire(step=_collect):
+    """Build the whole board (nothing runs yet); step(name) is called after every stage,
+    with the stage's garbage still to be collected (the default collects it)."""
     config, address, bind = bring_up()
+    step("boot-only modules (settings, access point), while loaded")
     import network  # the board's built-in (a stand-in on the unix port), for the station count
 
     wlan = network.WLAN(network.AP_IF)
     forget(_BOOT_ONLY)
-    gc.collect()
+    step("after dropping them (their qstrs stay)")
+    for name in _LONG_LIVED:
+        __import__(name)
+        step(name)
     from microdot import Microdot
 
-    gc.collect()
-    from net.gateway import add_game_routes
-
-    gc.collect()
     from net import portal
     from net.captive_dns import CaptiveDns
+    from net.gateway import add_game_routes
 
-    gc.collect()
     dns = CaptiveDns(address, config.dns_port, bind)
-    asyncio.create_task(dns.run())
     url = portal.board_url(address, config.http_port)
     started = time.ticks_ms()
     app = Microdot()
     game = add_game_routes(app, config, print)
+    step("objects: Match, Projector, Gateway buffers, CaptiveDns")
 
     def status():
         gc.collect()  # the figures portal adds (mem_free, mem_alloc) are then live data only
@@ -121,12 +149,28 @@ async def main():
     portal.add_portal_routes(app, url)
     portal.add_status_route(app, status)
     portal.add_client_routes(app, WEB_DIR)
-    asyncio.create_task(game.run())
+    step("routes (4) and handlers")
+    wiring = Wiring()
+    wiring.config = config
+    wiring.bind = bind
+    wiring.url = url
+    wiring.app = app
+    wiring.game = game
+    wiring.dns = dns
+    return wiring
+
+
+async def main():
+    board = wire()
+    asyncio.create_task(board.dns.run())
+    asyncio.create_task(board.game.run())
     print(code_line())
     print(heap_line("ready"))
     micropython.mem_info()  # on the board: total/used/free and the largest free block
-    print("http: serving on %s:%d; players open %s" % (bind, config.http_port, url))
-    await app.start_server(host=bind, port=config.http_port)
+    print(
+        "http: serving on %s:%d; players open %s" % (board.bind, board.config.http_port, board.url)
+    )
+    await board.app.start_server(host=board.bind, port=board.config.http_port)
 
 
 def run():

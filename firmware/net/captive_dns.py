@@ -14,18 +14,8 @@
 import select
 import socket
 
-try:
-    import asyncio
-except ImportError:  # pragma: no cover - very old MicroPython
-    import uasyncio as asyncio
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(value):
-        return value
-
+from game.compat import const
+from net.compat import sleep_ms
 
 _HEADER = const(12)
 MAX_QUERY = const(512)  # classic DNS-over-UDP size; bytes past it are dropped unread
@@ -119,13 +109,6 @@ def ipv4_bytes(text):
     return bytes(out)
 
 
-async def _sleep_ms(ms):
-    if hasattr(asyncio, "sleep_ms"):
-        await asyncio.sleep_ms(ms)
-    else:  # CPython
-        await asyncio.sleep(ms / 1000)
-
-
 class CaptiveDns:
     """The UDP responder. run() is the task; the counters feed /status.
 
@@ -141,7 +124,6 @@ class CaptiveDns:
         self.bind = bind
         self.answered = 0  # replies sent (A or empty)
         self.ignored = 0  # packets dropped as malformed or not a query
-        self.running = False
 
     def handle(self, query, n, out):
         """Reply length for the first `n` bytes of `query` (written into `out`), or 0."""
@@ -170,7 +152,6 @@ class CaptiveDns:
         ready = getattr(poller, "ipoll", poller.poll)
         out = bytearray(MAX_REPLY)
         reply = memoryview(out)
-        self.running = True
         log(
             "dns: answering every name with %s on %s:%d"
             % (".".join(str(b) for b in self.address), self.bind, self.port)
@@ -190,9 +171,8 @@ class CaptiveDns:
                             sock.sendto(reply[:length], peer)
                         except OSError:  # lwIP out of buffers: the phone will ask again
                             pass
-                await _sleep_ms(0 if served == _BURST else _POLL_MS)
+                await sleep_ms(0 if served == _BURST else _POLL_MS)
         finally:
-            self.running = False
             sock.close()
 
 

@@ -1,24 +1,19 @@
-# The inbound half of the WebSocket vocabulary: one JSON text message -> one small command
-# tuple, and the gateway's refusal codes. Pure (no socket, no clock), so it runs and is tested
-# on CPython and MicroPython alike. Validate here, then trust: whatever leaves parse() is
-# well-formed, and nothing a client sends can raise past it.
+# The inbound half of the WebSocket vocabulary: one JSON text message -> one Intent, and the
+# gateway's refusal codes. Pure (no socket, no clock), so it runs and is tested on CPython and
+# MicroPython alike. Validate here, then trust: whatever leaves parse() is well-formed, and
+# nothing a client sends can raise past it.
 #
-#   kind, c, arg, token, name = parse(payload)     # payload: str, bytes or memoryview
-#
-# ERROR   c (or -1), code name (str)               malformed, wrong types, unknown intent
-# JOIN    -1, ROLE_PLAY / ROLE_WATCH, token|None, name|None
-# MOVE    c, direction 0..3 (rules.N, E, S, W)
-# DROP    c, 0
-# READY   c, 0                                     "ready" and "rematch" alike
-# LEAVE   c, 0
-# PING    c, 0
-# SYNC    c, 0                                     resend the whole current view
+#   intent = parse(payload)          # payload: str, bytes or memoryview
+#   intent.kind                      # ERROR, JOIN, MOVE, DROP, READY, LEAVE, PING or SYNC
+#   intent.c                         # the client sequence 1..SEQ_MAX (-1: none, JOIN has none)
+#   intent.code                      # ERROR: the refusal code (a str below)
+#   intent.direction                 # MOVE: 0..3 (rules.N, E, S, W)
+#   intent.role, .token, .name       # JOIN: ROLE_PLAY or ROLE_WATCH, token or None, name or None
 import json
 
 from game.compat import const
 from game.rules import DIR_NAMES
 
-MAX_MESSAGE = const(512)  # bytes of one inbound frame payload (larger: close 1009)
 MAX_NAME = const(12)  # characters of a player name after cleaning
 TOKEN_CHARS = const(32)  # a seat token: 16 random bytes as lowercase hex
 SEQ_MAX = const(0x3FFFFFFF)  # client sequences are 1..SEQ_MAX (small ints on the board)
@@ -79,8 +74,22 @@ _HEX = "0123456789abcdef"
 _NAME_DROP = "<>&\"'`\\"  # characters a name never keeps (it may end up in someone's HTML)
 
 
-def _error(code, c=-1):
-    return (ERROR, c, code, None, None)
+class Intent:
+    """One parsed client message; `kind` says which of the other fields mean something."""
+
+    def __init__(self, kind, c=-1, code=None, direction=0, role=0, token=None, name=None):
+        self.kind = kind
+        self.c = c
+        self.code = code
+        self.direction = direction
+        self.role = role
+        self.token = token
+        self.name = name
+
+
+def error(code, c=-1):
+    """The Intent of a message refused with code (c: its sequence, if it had a valid one)."""
+    return Intent(ERROR, c, code)
 
 
 def _seq(value):
@@ -121,13 +130,13 @@ def _loads(payload):
 
 
 def parse(payload):
-    """One inbound message -> (kind, c, arg, token, name). Never raises."""
+    """One inbound message -> an Intent (kind ERROR for anything malformed). Never raises."""
     try:
         msg = _loads(payload)
     except Exception:  # ValueError, UnicodeError, MemoryError, RecursionError: all bad input
-        return _error(BAD_JSON)
+        return error(BAD_JSON)
     if type(msg) is not dict:
-        return _error(BAD_JSON)
+        return error(BAD_JSON)
     name = msg.get("t")
     kind = ERROR
     if type(name) is str:
@@ -136,19 +145,19 @@ def parse(payload):
                 kind = value
                 break
     if kind == ERROR:
-        return _error(UNKNOWN_INTENT, _seq(msg.get("c")))
+        return error(UNKNOWN_INTENT, _seq(msg.get("c")))
     if kind == JOIN:
         return _parse_join(msg)
     c = _seq(msg.get("c"))
     if c < 0:
-        return _error(BAD_SEQ)
+        return error(BAD_SEQ)
     if kind == MOVE:
         d = msg.get("d")
         for direction in range(4):
             if DIR_NAMES[direction] == d:
-                return (MOVE, c, direction, None, None)
-        return _error(BAD_VALUE, c)
-    return (kind, c, 0, None, None)
+                return Intent(MOVE, c, direction=direction)
+        return error(BAD_VALUE, c)
+    return Intent(kind, c)
 
 
 def _parse_join(msg):
@@ -158,13 +167,13 @@ def _parse_join(msg):
     elif role == "watch":
         role = ROLE_WATCH
     else:
-        return _error(BAD_VALUE)
+        return error(BAD_VALUE)
     token = msg.get("token")
     if token is not None and not valid_token(token):
-        return _error(BAD_TOKEN)
+        return error(BAD_TOKEN)
     name = msg.get("name")
     if name is not None:
         if type(name) is not str:
-            return _error(BAD_VALUE)
+            return error(BAD_VALUE)
         name = clean_name(name)
-    return (JOIN, -1, role, token, name)
+    return Intent(JOIN, role=role, token=token, name=name)

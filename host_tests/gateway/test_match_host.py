@@ -6,7 +6,8 @@ import pytest
 
 from game import rules
 from net import intents
-from net.match_host import NO_ROLE, OBSERVER, MatchHost, ticks_diff
+from net.compat import ticks_diff
+from net.match_host import NO_ROLE, OBSERVER, MatchHost
 from net.settings import Settings
 
 PERIOD = 1 << 30  # MicroPython's ticks_ms wraps here on every port
@@ -25,9 +26,8 @@ class Clock:
 
 class FakeSession:
     def __init__(self):
-        self.role = NO_ROLE
         self.frames = []
-        self.views = 0
+        self.wakes = 0
         self.killed = None
 
     def post(self, data):
@@ -38,8 +38,8 @@ class FakeSession:
         assert len(data) == head + n
         self.frames.append(json.loads(data[head:].decode()))
 
-    def view_changed(self):
-        self.views += 1
+    def wake(self):
+        self.wakes += 1
 
     def kill(self, code, reason):
         self.killed = (code, reason)
@@ -144,9 +144,10 @@ def test_tokens_takeover_and_stale_detach():
     assert token != b.last("welcome")["token"]
     fresh = FakeSession()
     welcome = send(host, fresh, '{"t":"join","role":"play","token":"%s"}' % token)
-    assert fresh.last("welcome")["resumed"] is True and fresh.role == 1
+    assert fresh.last("welcome")["resumed"] is True and host.role_of(fresh) == 1
     assert welcome["t"] == "room" and welcome["p"][0]["on"] is True
-    assert a.killed == (4001, "seat taken over by a newer connection") and a.role == NO_ROLE
+    assert a.killed == (4001, "seat taken over by a newer connection")
+    assert host.role_of(a) == NO_ROLE
     host.detach(a)  # the stale socket ends: nothing changes for the seat
     assert host.seats[1].session is fresh
     # whatever the stale session still sends is not a seat's command any more
@@ -194,7 +195,7 @@ def test_who_hears_an_event(kind, a_arg, b_arg, private):
     p1, p2 = seated_pair(host)
     obs = FakeSession()
     send(host, obs, '{"t":"join","role":"watch"}')
-    assert obs.role == OBSERVER
+    assert host.role_of(obs) == OBSERVER
     m = host.match
     w = m.width
     for near in (False, True):
@@ -236,7 +237,7 @@ def test_room_full_refusals_close_with_4003():
     seated_pair(host)
     third = FakeSession()
     assert send(host, third, '{"t":"join","role":"play"}') == {"t": "err", "code": "ROOM_FULL"}
-    assert third.killed == (4003, "room full") and third.role == NO_ROLE
+    assert third.killed == (4003, "room full") and host.role_of(third) == NO_ROLE
     o1, o2 = FakeSession(), FakeSession()
     send(host, o1, '{"t":"join","role":"watch"}')
     assert send(host, o2, '{"t":"join","role":"watch"}')["code"] == "ROOM_FULL"

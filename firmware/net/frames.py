@@ -1,0 +1,86 @@
+# WebSocket frames (RFC 6455) as the board speaks them: the checks on a client frame's header,
+# unmasking, server frame headers, whole frames and close frames. Pure functions over bytes
+# (no socket): net.gateway reads and writes the socket, net.views and net.match_host build
+# frames with these. Every limit on a frame's size is here.
+from game.compat import const
+from game.rules import RECORD_MAX
+
+MAX_MESSAGE = RECORD_MAX  # bytes of one inbound payload: one intent (larger: 1009)
+HEAD_MAX = const(4)  # bytes of a server frame header for up to 65535 payload bytes
+RECORD_FRAME = RECORD_MAX + HEAD_MAX  # one view record as a frame
+CLIENT_HEAD = const(6)  # bytes of the smallest client header: 2, then the 4-byte mask
+
+# Opcodes.
+OP_CONT = const(0)
+OP_TEXT = const(1)
+OP_BINARY = const(2)
+OP_CLOSE = const(8)
+OP_PING = const(9)
+OP_PONG = const(10)
+
+# Close codes (RFC 6455 and the 4000-4999 application range), see docs/protocol.md.
+CLOSE_NORMAL = const(1000)
+CLOSE_PROTOCOL = const(1002)  # unmasked client frame, reserved bits, unknown opcode
+CLOSE_UNSUPPORTED = const(1003)  # fragmented (continuation) frames
+CLOSE_TOO_LARGE = const(1009)  # a frame over MAX_MESSAGE bytes
+CLOSE_INTERNAL = const(1011)  # the server failed on a message
+CLOSE_IDLE = const(4000)  # nothing received for idle_timeout_ms
+CLOSE_REPLACED = const(4001)  # the seat's token was presented on a newer connection
+CLOSE_ROOM_FULL = const(4003)  # no free seat or observer place
+CLOSE_SLOW = const(4008)  # the client stopped reading; its mailbox overflowed
+
+
+def head_close_code(b0, b1):
+    """The close code a client frame starting with bytes b0, b1 gets before its payload is
+    read, or 0 if it may be read. (The payload length is checked by payload_length.)"""
+    if not b1 & 0x80 or b0 & 0x70:
+        return CLOSE_PROTOCOL  # client frames are masked; no extension is negotiated
+    if b0 & 0x0F == OP_CONT or not b0 & 0x80:
+        return CLOSE_UNSUPPORTED  # fragmented messages
+    return 0
+
+
+def payload_length(head):
+    """(payload bytes, header bytes) of a client frame from its first CLIENT_HEAD bytes; the
+    header is CLIENT_HEAD bytes, or 8 with a 16-bit length. A 64-bit length is reported as
+    MAX_MESSAGE + 1: far too large, whatever it says."""
+    n = head[1] & 0x7F
+    if n < 126:
+        return n, CLIENT_HEAD
+    if n == 126:
+        return (head[2] << 8) | head[3], CLIENT_HEAD + 2
+    return MAX_MESSAGE + 1, CLIENT_HEAD
+
+
+def unmask(dst, payload, mask):
+    """dst[i] = payload[i] ^ mask[i % 4] for every payload byte."""
+    for i in range(len(payload)):
+        dst[i] = payload[i] ^ mask[i & 3]
+
+
+def put_header(buf, length, opcode=OP_TEXT, at=0):
+    """Write a final, unmasked server frame header for `length` payload bytes at buf[at:];
+    returns its size (2, or 4 for 126..65535 bytes)."""
+    buf[at] = 0x80 | opcode
+    if length < 126:
+        buf[at + 1] = length
+        return 2
+    buf[at + 1] = 126
+    buf[at + 2] = length >> 8
+    buf[at + 3] = length & 0xFF
+    return 4
+
+
+def frame(payload, opcode=OP_TEXT):
+    """One complete frame (bytes) for a str or bytes payload: encoded once, sent to many."""
+    if type(payload) is str:
+        payload = payload.encode()
+    head = bytearray(HEAD_MAX)
+    n = put_header(head, len(payload), opcode)
+    return bytes(head[:n]) + payload
+
+
+def close_frame(code, reason):
+    """A close frame with a status code and a short UTF-8 reason (<= 123 bytes)."""
+    text = reason.encode()[:123]
+    return frame(bytes((code >> 8, code & 0xFF)) + text, OP_CLOSE)

@@ -1,0 +1,46 @@
+# The two player places and their secret tokens. A seat is taken while it has a token; the
+# token is the player's only identity (no accounts): whoever presents it within the reconnect
+# grace period is that player. Tokens are compared in a time that does not depend on where
+# they differ.
+import os
+from binascii import hexlify
+
+
+def new_token():
+    """A fresh seat token: 128 random bits as 32 lowercase hex characters."""
+    return hexlify(os.urandom(16)).decode()
+
+
+def same_token(a, b):
+    """True when a == b, in a time that depends only on their lengths."""
+    if len(a) != len(b):
+        return False
+    diff = 0
+    for i in range(len(a)):
+        diff |= ord(a[i]) ^ ord(b[i])
+    return diff == 0
+
+
+class Seat:
+    """One of the two player places (number 1 or 2)."""
+
+    def __init__(self, number):
+        self.number = number
+        self.free()
+
+    def free(self):
+        self.token = None  # secret; whoever presents it within the grace period is this seat
+        self.session = None  # the bound session, None while the player is away
+        self.name = ""
+        self.want = False  # said ready (waiting) or asked for a rematch (finished)
+        self.last_c = 0  # highest client sequence applied for this seat
+        self.gone_at = 0  # ticks_ms when the session went away
+        self.leaving = False  # said "leave": expire at the next tick, no grace
+
+    def take(self, name):
+        """Give the free seat a new token and a name."""
+        self.token = new_token()
+        self.name = name or ("Player %d" % self.number)
+
+    def holds(self, token):
+        return self.token is not None and same_token(self.token, token)
