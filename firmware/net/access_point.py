@@ -10,10 +10,8 @@ from net.settings import DEFAULT_PASSWORD
 
 
 def wpa2_mode():
-    """The WPA2-PSK constant: WLAN.SEC_WPA2 on newer MicroPython, AUTH_WPA2_PSK on older."""
+    """The WPA2-PSK constant (WLAN.SEC_WPA2, MicroPython 1.20 and newer)."""
     mode = getattr(network.WLAN, "SEC_WPA2", None)
-    if mode is None:
-        mode = getattr(network, "AUTH_WPA2_PSK", None)
     if mode is None:
         raise RuntimeError("this MicroPython has no WPA2 constant; refusing to open the AP")
     return mode
@@ -36,10 +34,7 @@ def start_access_point(settings, log):
         "channel": settings.channel,
         "max_clients": settings.max_clients,
     }
-    try:
-        ap.config(security=mode, **options)
-    except (ValueError, TypeError):  # MicroPython before 1.20 knows only `authmode`
-        ap.config(authmode=mode, **options)
+    ap.config(security=mode, **options)
     ip = ap_address(ap)
     log(
         "ap: ssid %r channel %d max_clients %d, WPA2 (%s password), address %s"
@@ -55,7 +50,8 @@ def start_access_point(settings, log):
 
 
 def ap_address(ap=None):
-    """The AP's IPv4 address: ipconfig('addr4') on MicroPython >= 1.24, else ifconfig()."""
+    """The AP's IPv4 address: ipconfig('addr4') on MicroPython >= 1.24, else ifconfig() (1.23,
+    the oldest release the firmware supports, docs/hardware.md)."""
     if ap is None:
         ap = network.WLAN(network.AP_IF)
     try:

@@ -7,44 +7,35 @@
 
 import errno
 import json
-import os
 
-try:
-    from micropython import const
-except ImportError:
-
-    def const(value):
-        return value
-
+from game.compat import const
+from game.rules import DEFAULT_PRESET, PRESETS
 
 SETTINGS_FILE = "settings.json"
 DEFAULT_PASSWORD = "mazeduel"  # printed in docs/captive-portal.md; change it in settings.json
 DEFAULT_SSID = "MazeDuel"  # used as is when no MAC is available, else "MazeDuel-XXXX"
 _MAX_FILE_BYTES = const(2048)  # a full settings file is ~400 bytes: more is a mistake
 
-# Maze presets: (name, side in cells). The game core owns what a preset means beyond its size.
-PRESETS = (("small", 9), ("classic", 15), ("large", 21), ("huge", 32))
-PRESET_NAMES = ("small", "classic", "large", "huge")
+# The rules presets' names (game.rules.PRESETS owns what each one means).
+PRESET_NAMES = tuple(entry[0] for entry in PRESETS)
 
 # Kinds of check; lo/hi meaning depends on the kind.
 _INT = const(0)  # whole number in lo..hi (true/false is not a number)
 _TEXT = const(1)  # string of lo..hi UTF-8 bytes
 _PASSPHRASE = const(2)  # string of lo..hi printable ASCII characters (WPA2-PSK passphrase)
-_DIGITS = const(3)  # string of lo..hi characters 0-9 (kept as text: leading zeros matter)
-_CHOICE = const(4)  # one of the strings in lo
+_CHOICE = const(3)  # one of the strings in lo
 
-# The one table of fields: (name, default, kind, lo, hi). Output (save_settings, pairs(),
-# problems) always follows this order, never a dict's order. A default of None is derived at
-# load time (the SSID from the MAC).
+# The one table of fields: (name, default, kind, lo, hi). Output (pairs(), problems) always
+# follows this order, never a dict's order. The SSID's default is derived at load time (from
+# the MAC); cooldown_ms and countdown_ms default to None: the preset's own values.
 FIELDS = (
     ("ssid", None, _TEXT, 1, 32),  # 802.11 limit: 32 bytes
     ("password", DEFAULT_PASSWORD, _PASSPHRASE, 8, 63),  # WPA2 needs 8..63 characters
     ("channel", 6, _INT, 1, 13),  # 2.4 GHz channels allowed in most of the world
     ("max_clients", 8, _INT, 1, 10),  # stations the AP accepts; 10 is the ESP32 IDF cap
-    ("preset", "classic", _CHOICE, PRESET_NAMES, None),
-    ("cooldown_ms", 250, _INT, 100, 2000),  # minimum time between two moves of one player
-    ("countdown_ms", 3000, _INT, 0, 10000),  # "3, 2, 1" before a match starts
-    ("admin_pin", "0000", _DIGITS, 4, 8),
+    ("preset", DEFAULT_PRESET, _CHOICE, PRESET_NAMES, None),
+    ("cooldown_ms", None, _INT, 100, 2000),  # minimum time between two moves of one player
+    ("countdown_ms", None, _INT, 0, 10000),  # "3, 2, 1" before a match starts
     ("max_observers", 4, _INT, 0, 8),  # spectators beside the two players
     ("http_port", 80, _INT, 1, 65535),
     ("dns_port", 53, _INT, 1, 65535),
@@ -63,13 +54,6 @@ class Settings:
     def pairs(self):
         """(name, value) for every field, in FIELDS order."""
         return tuple((field[0], getattr(self, field[0])) for field in FIELDS)
-
-    def preset_size(self):
-        """Side of the maze, in cells, for the chosen preset."""
-        for name, size in PRESETS:
-            if name == self.preset:
-                return size
-        return 15
 
 
 def default_ssid():
@@ -123,22 +107,6 @@ def update_settings(settings, changes, source="change", problems=None):
     return problems
 
 
-def save_settings(settings, path=SETTINGS_FILE):
-    """Write every field as JSON in FIELDS order; replace the file only once it is complete."""
-    lines = []
-    for name, value in settings.pairs():
-        lines.append("  %s: %s" % (json.dumps(name), json.dumps(value)))
-    text = "{\n" + ",\n".join(lines) + "\n}\n"
-    temp = path + ".tmp"
-    with open(temp, "w") as f:
-        f.write(text)
-    try:
-        os.rename(temp, path)
-    except OSError:  # FAT cannot rename over an existing file
-        os.remove(path)
-        os.rename(temp, path)
-
-
 def _read_object(path, problems):
     try:
         f = open(path, "rb")
@@ -180,7 +148,7 @@ def _field(name):
 
 
 def _default(field):
-    if field[1] is None:
+    if field[0] == "ssid":
         return default_ssid()
     return field[1]
 
@@ -190,7 +158,10 @@ def _fallback(settings, name):
         if settings.password == DEFAULT_PASSWORD:
             return "using the default password"
         return "keeping the password set before"
-    return "using %s" % _show(getattr(settings, name))
+    value = getattr(settings, name)
+    if value is None:
+        return "using the preset's value"
+    return "using %s" % _show(value)
 
 
 def _check(field, value):
@@ -219,13 +190,6 @@ def _check(field, value):
         for ch in value:
             if ch < " " or ch > "~":
                 return "may hold only printable ASCII characters"
-        return None
-    # _DIGITS
-    if len(value) < lo or len(value) > hi:
-        return "must be %d..%d digits, got %d characters" % (lo, hi, len(value))
-    for ch in value:
-        if ch < "0" or ch > "9":
-            return "may hold only the digits 0-9"
     return None
 
 

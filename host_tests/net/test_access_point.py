@@ -75,31 +75,6 @@ network.WLAN(network.STA_IF).active(True)
     assert report["sta_active"] is False  # the station interface is switched off
 
 
-def test_old_constant_name(run_upy, repo_root, tmp_path, monkeypatch):
-    # MicroPython before 1.20: no WLAN.SEC_WPA2, only network.AUTH_WPA2_PSK
-    patch = """
-delattr(network.WLAN, "SEC_WPA2")
-network.AUTH_WPA2_PSK = 33
-"""
-    report = run_ap(run_upy, repo_root, tmp_path, monkeypatch, patch)
-    assert report["configs"][-1]["security"] == 33
-
-
-def test_old_keyword_name(run_upy, repo_root, tmp_path, monkeypatch):
-    # a port that rejects `security=` gets `authmode=` (the stand-in records it as given)
-    patch = """
-_config = network.WLAN.config
-def _old_config(self, *names, **options):
-    if "security" in options:
-        raise ValueError("unknown config param")
-    return _config(self, *names, **options)
-network.WLAN.config = _old_config
-"""
-    report = run_ap(run_upy, repo_root, tmp_path, monkeypatch, patch)
-    assert report["configs"][-1]["authmode"] == 3
-    assert report["configs"][-1]["key"] == "mazeduel"
-
-
 def test_unusable_password_never_opens_the_ap(run_upy, repo_root, tmp_path, monkeypatch):
     # settings checks this already; the AP checks again (settings objects can be changed)
     report = run_ap(run_upy, repo_root, tmp_path, monkeypatch, 'settings.password = "short"\n')
@@ -114,7 +89,6 @@ def test_no_wpa2_constant_refuses_to_start(run_upy, repo_root, tmp_path, monkeyp
         SETUP
         + """
 delattr(network.WLAN, "SEC_WPA2")
-del network.AUTH_WPA2_PSK
 try:
     access_point.start_access_point(settings, lines.append)
     print("STARTED")
@@ -131,7 +105,7 @@ print("CONFIGS", len([c for c in network.CALLS if c[1] == "config"]))
 def test_board_boots_with_a_broken_settings_file(upy_binary, tmp_path):
     settings = (
         '{"ssid": "Duel Night", "password": "short", "channel": 99, "preset": "huge",'
-        ' "admin_pin": 1234, "colour": "red"}'
+        ' "max_observers": "4", "colour": "red"}'
     )
     board = start_host_board(upy_binary, tmp_path, settings_json=settings)
     try:
@@ -142,7 +116,7 @@ def test_board_boots_with_a_broken_settings_file(upy_binary, tmp_path):
         log = board.log()
         assert "settings: settings.json: password: must be 8..63 characters long" in log
         assert "settings: settings.json: channel: 99 is outside 1..13; using 6" in log
-        assert "settings: settings.json: admin_pin: must be text in quotes" in log
+        assert "settings: settings.json: max_observers: must be a whole number" in log
         assert "settings: settings.json: unknown key 'colour' ignored" in log
         assert "WPA2 (default password)" in log and "channel 6 " in log
         assert "short" not in log.replace("password: must", "")
