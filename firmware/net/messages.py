@@ -37,35 +37,31 @@ def err(c, code):
     return '{"t":"err","code":"%s"}' % code
 
 
-def welcome_observer(match_no, match, idle_ms):
-    return (
-        '{"t":"welcome","role":"watch","seat":0,"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d}'
-        % (
-            match_no,
-            match.width,
-            match.height,
-            match.cooldown_ms,
-            match.countdown_ms,
-            idle_ms,
-        )
+def _match_fields(match_no, match, idle_ms):
+    # what every welcome carries about the match and the connection
+    return '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d' % (
+        match_no,
+        match.width,
+        match.height,
+        match.cooldown_ms,
+        match.countdown_ms,
+        idle_ms,
     )
+
+
+def welcome_observer(match_no, match, idle_ms):
+    return '{"t":"welcome","role":"watch","seat":0,%s}' % _match_fields(match_no, match, idle_ms)
 
 
 def welcome_player(seat, resumed, match_no, match, idle_ms, grace_ms):
     return (
-        '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,'
-        '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d,"grace":%d}'
+        '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,%s,"grace":%d}'
         % (
             seat.number,
             seat.token,
             seat.last_c,
             _bool(resumed),
-            match_no,
-            match.width,
-            match.height,
-            match.cooldown_ms,
-            match.countdown_ms,
-            idle_ms,
+            _match_fields(match_no, match, idle_ms),
             grace_ms,
         )
     )
