@@ -3,8 +3,8 @@
 # refusal is a code from game.rules and leaves the state and the state sequence unchanged.
 # After construction nothing in enqueue() / process() / advance() allocates.
 from game.fifo import CommandQueue
-from game.maze import generate, neighbour
-from game.placement import place
+from game.maze import Workspace, generate_into, mirror, neighbour
+from game.placement import Placer
 from game.prng import Prng
 from game.rules import (
     ACTIVE,
@@ -131,7 +131,11 @@ class Match:
         self.exit_open = bytearray(3)
         self.exited = bytearray(3)
         self.exit_time = [0, -1, -1]  # authoritative timestamp of the outward move, -1 = none
+        self.start_cell = [0, 0, 0]
         self.queue = CommandQueue()
+        self._work = Workspace(width * height)  # maze generation, placement: no allocation
+        self._placer = Placer(self._work)
+        self._rng = Prng(0)  # reseeded by reset()
         self.ev_kind = bytearray(MAX_EVENTS)
         self.ev_a = [0] * MAX_EVENTS
         self.ev_b = [0] * MAX_EVENTS
@@ -147,18 +151,25 @@ class Match:
         self.seed = seed
         w = self.width
         h = self.height
-        rng = Prng(seed)
-        cells = generate(w, h, rng, self.braid_percent)
-        self.cells[:] = cells
-        start1, start2, objects = place(self.cells, w, h, rng, self.artifact_pairs)
-        for i in range(len(objects)):
-            kind, owner, variant, cell = objects[i]
-            self.obj_kind[i] = kind
-            self.obj_owner[i] = owner
-            self.obj_variant[i] = variant
-            self.obj_cell[i] = cell
+        rng = self._rng
+        rng.seed(seed)
+        generate_into(self.cells, w, h, rng, self.braid_percent, self._work)
+        start1 = self._placer.place(
+            self.cells,
+            w,
+            h,
+            rng,
+            self.artifact_pairs,
+            self.obj_kind,
+            self.obj_owner,
+            self.obj_variant,
+            self.obj_cell,
+        )
+        start2 = mirror(start1, w * h)
+        for i in range(len(self.obj_present)):
             self.obj_present[i] = 1
-        self.start_cell = (0, start1, start2)
+        self.start_cell[1] = start1
+        self.start_cell[2] = start2
         self.pos[1] = start1
         self.pos[2] = start2
         for seat in (1, 2):

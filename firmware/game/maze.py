@@ -3,9 +3,25 @@
 # placed on mirrored cells, face exactly the same distances. It is built by a randomised
 # Kruskal over pairs of mirrored walls, then braided: some dead ends get an extra opening, so
 # there are loops to choose between and no player can be cornered by the other.
+#
+# The engine generates into preallocated arrays (a Workspace sized to the maze), so starting a
+# match allocates nothing that could fail on a fragmented heap; generate() and distances()
+# are the allocating conveniences for tests and tools.
 from array import array
 
 from game.rules import DIR_BITS, DIR_DX, DIR_DY, DIR_OPPOSITE
+
+
+class Workspace:
+    """The arrays a maze of n cells needs while it is generated and its objects placed:
+    3 x 2n bytes, allocated once with the match. `parent` is the union-find forest, then the
+    breadth-first queue; `walls` the shuffled walls, then distances from the key; `dist` the
+    distances from player 1's start."""
+
+    def __init__(self, n):
+        self.parent = array("H", bytes(2 * n))
+        self.walls = array("H", bytes(2 * n))
+        self.dist = array("H", bytes(2 * n))
 
 
 def mirror(cell, n):
@@ -42,28 +58,43 @@ def _find(parent, i):
 
 
 def generate(w, h, rng, braid_percent):
-    """A connected, point-symmetric maze of w x h cells as a bytearray of passage flags."""
+    """A connected, point-symmetric maze of w x h cells as a new bytearray of passage flags."""
+    cells = bytearray(w * h)
+    generate_into(cells, w, h, rng, braid_percent, Workspace(w * h))
+    return cells
+
+
+def generate_into(cells, w, h, rng, braid_percent, work):
+    """generate(), written into cells (w * h bytes) with work's arrays: allocates nothing."""
     n = w * h
-    cells = bytearray(n)
-    parent = array("H", range(n))
+    parent = work.parent
+    walls = work.walls
+    for cell in range(n):
+        cells[cell] = 0
+        parent[cell] = cell
     # Each wall is named by (cell, direction) with direction E or S, packed as cell*2 + (0|1).
-    # Keep one wall of every mirrored pair: the one with the smaller packed id.
-    walls = array("H")
+    # Keep one wall of every mirrored pair: the one with the smaller packed id (fewer than n).
+    count = 0
     for cell in range(n):
         x = cell % w
         y = cell // w
         if x < w - 1:
             twin = mirror(cell + 1, n) * 2  # mirror of E wall is the E wall of mirror(cell + 1)
             if cell * 2 <= twin:
-                walls.append(cell * 2)
+                walls[count] = cell * 2
+                count += 1
         if y < h - 1:
             twin = mirror(cell + w, n) * 2 + 1
             if cell * 2 + 1 <= twin:
-                walls.append(cell * 2 + 1)
-    for i in range(len(walls) - 1, 0, -1):  # Fisher-Yates with our own PRNG
+                walls[count] = cell * 2 + 1
+                count += 1
+    for i in range(count - 1, 0, -1):  # Fisher-Yates with our own PRNG
         j = rng.below(i + 1)
-        walls[i], walls[j] = walls[j], walls[i]
-    for wall in walls:
+        wall = walls[i]
+        walls[i] = walls[j]
+        walls[j] = wall
+    for i in range(count):
+        wall = walls[i]
         cell = wall >> 1
         direction = 2 if wall & 1 else 1
         other = neighbour(cell, direction, w, h)
@@ -78,7 +109,6 @@ def generate(w, h, rng, braid_percent):
             parent[ma] = mb
         open_passage(cells, cell, direction, w, h)
     _braid(cells, w, h, rng, braid_percent)
-    return cells
 
 
 def open_sides(flags):
@@ -108,8 +138,17 @@ def _braid(cells, w, h, rng, percent):
 def distances(cells, w, h, start):
     """Breadth-first step counts from start to every cell (0xFFFF where unreachable)."""
     n = w * h
-    dist = array("H", b"\xff\xff" * n)
-    queue = array("H", bytes(2 * n))
+    dist = array("H", bytes(2 * n))
+    distances_into(cells, w, h, start, dist, array("H", bytes(2 * n)))
+    return dist
+
+
+def distances_into(cells, w, h, start, dist, queue):
+    """distances(), written into dist with queue as the breadth-first queue (each at least
+    w * h entries): allocates nothing."""
+    n = w * h
+    for cell in range(n):
+        dist[cell] = 0xFFFF
     dist[start] = 0
     queue[0] = start
     head = 0
@@ -124,4 +163,3 @@ def distances(cells, w, h, start):
                     dist[other] = dist[cell] + 1
                     queue[tail] = other
                     tail += 1
-    return dist

@@ -1,10 +1,20 @@
 # Placement of starts, keys, exits, compasses and vision artifacts. Everything of player 2 is
 # the 180-degree mirror image of player 1's, and the maze is point-symmetric too, so both
 # players face identical distances on every seed (exact fairness, see docs/rules.md).
-from game.maze import distances, mirror
-from game.rules import OBJ_COMPASS, OBJ_EXIT, OBJ_KEY, OBJ_VISION, E, N, S, W
+# A Placer is made once with the match; it writes the objects into the match's own arrays and
+# uses the maze Workspace's arrays for its distance tables: placing allocates nothing.
+from game.compat import const
+from game.maze import distances_into, mirror
+from game.rules import MAX_ARTIFACT_PAIRS, OBJ_COMPASS, OBJ_EXIT, OBJ_KEY, OBJ_VISION, E, N, S, W
 
-_TRIES = 64  # random candidates tried per object before the constraint is relaxed
+_TRIES = const(64)  # random candidates tried per object before the constraint is relaxed
+
+# What a candidate cell must satisfy (see _accept).
+_START = const(0)  # in the top-left third
+_KEY = const(1)  # span/2 .. span steps from the start
+_EXIT = const(2)  # on the border, >= span/2 from the key, >= 3 from the start
+_COMPASS = const(3)  # 2 .. span/3 + 2 steps from the start
+_ARTIFACT = const(4)  # >= 3 steps from the start
 
 
 def exit_direction(cell, w, h):
@@ -22,72 +32,115 @@ def exit_direction(cell, w, h):
     return -1
 
 
-def _free(cell, used, n):
-    twin = mirror(cell, n)
-    if twin == cell:  # the centre of an odd maze has no mirror partner
-        return False
-    for other in used:
-        if other == cell or other == twin:
+class Placer:
+    """Places the objects of a match; work is the maze Workspace whose arrays it borrows."""
+
+    def __init__(self, work):
+        # player 1's cells taken so far (player 2's are their mirrors): start, key, exit,
+        # compass, artifacts
+        self.used = [0] * (4 + MAX_ARTIFACT_PAIRS)
+        self.count = 0
+        self.from_start = work.dist
+        self.from_key = work.walls  # free once the maze is generated
+        self.queue = work.parent  # likewise
+        self.w = 0
+        self.h = 0
+        self.n = 0
+        self.rng = None
+
+    def free(self, cell):
+        twin = mirror(cell, self.n)
+        if twin == cell:  # the centre of an odd maze has no mirror partner
             return False
-    return True
+        used = self.used
+        for i in range(self.count):
+            if used[i] == cell or used[i] == twin:
+                return False
+        return True
+
+    def accept(self, rule, cell):
+        w = self.w
+        h = self.h
+        span = w + h
+        if rule == _START:
+            return cell % w < (w + 2) // 3 and cell // w < (h + 2) // 3
+        d = self.from_start[cell]
+        if rule == _KEY:
+            return span // 2 <= d <= span
+        if rule == _EXIT:
+            return exit_direction(cell, w, h) >= 0 and self.from_key[cell] >= span // 2 and d >= 3
+        if rule == _COMPASS:
+            return 2 <= d <= span // 3 + 2
+        return d >= 3  # _ARTIFACT
+
+    def pick(self, rule):
+        """A random free cell satisfying rule, relaxed to any free cell; it becomes used."""
+        n = self.n
+        rng = self.rng
+        cell = -1
+        for _ in range(_TRIES):
+            candidate = rng.below(n)
+            if self.free(candidate) and self.accept(rule, candidate):
+                cell = candidate
+                break
+        if cell < 0:
+            start = rng.below(n)
+            for step in range(n):
+                candidate = (start + step) % n
+                if self.free(candidate) and self.accept(rule, candidate):
+                    cell = candidate
+                    break
+        if cell < 0:
+            for step in range(n):
+                candidate = (start + step) % n
+                if self.free(candidate):
+                    cell = candidate
+                    break
+        if cell < 0:
+            raise ValueError("maze too small for its objects")
+        self.used[self.count] = cell
+        self.count += 1
+        return cell
+
+    def place(self, cells, w, h, rng, artifact_pairs, kind, owner, variant, where):
+        """Player 1's start cell (player 2 starts on its mirror). The objects are written into
+        the arrays kind, owner, variant and where (one slot each) in the fixed order key1,
+        key2, exit1, exit2, compass1, compass2, then the vision artifacts in mirrored pairs."""
+        n = w * h
+        self.w = w
+        self.h = h
+        self.n = n
+        self.rng = rng
+        self.count = 0
+        # Player 1 starts in the top-left third; player 2 in the mirrored bottom-right third.
+        start = self.pick(_START)
+        distances_into(cells, w, h, start, self.from_start, self.queue)
+        key = self.pick(_KEY)
+        distances_into(cells, w, h, key, self.from_key, self.queue)
+        exit_cell = self.pick(_EXIT)
+        compass = self.pick(_COMPASS)
+        direction = exit_direction(exit_cell, w, h)
+        _put(kind, owner, variant, where, 0, OBJ_KEY, 0, key, n)
+        _put(kind, owner, variant, where, 2, OBJ_EXIT, direction, exit_cell, n)
+        _put(kind, owner, variant, where, 4, OBJ_COMPASS, 0, compass, n)
+        slot = 6
+        for _ in range(artifact_pairs):
+            artifact = self.pick(_ARTIFACT)
+            _put(kind, owner, variant, where, slot, OBJ_VISION, 0, artifact, n)
+            owner[slot] = 0  # artifacts belong to nobody
+            owner[slot + 1] = 0
+            slot += 2
+        self.rng = None
+        return start
 
 
-def _pick(rng, used, n, accept):
-    """A random free cell for which accept(cell) holds; relaxes to any free cell."""
-    for _ in range(_TRIES):
-        cell = rng.below(n)
-        if _free(cell, used, n) and accept(cell):
-            return cell
-    start = rng.below(n)
-    for step in range(n):
-        cell = (start + step) % n
-        if _free(cell, used, n) and accept(cell):
-            return cell
-    for step in range(n):
-        cell = (start + step) % n
-        if _free(cell, used, n):
-            return cell
-    raise ValueError("maze too small for its objects")
-
-
-def _border(cell, w, h):
-    return exit_direction(cell, w, h) >= 0
-
-
-def place(cells, w, h, rng, artifact_pairs):
-    """(start1, start2, objects): objects is a list of (kind, owner, variant, cell) in the fixed
-    order key1, key2, exit1, exit2, compass1, compass2, then the vision artifacts in pairs."""
-    n = w * h
-    span = w + h
-    used = []
-    # Player 1 starts in the top-left third; player 2 in the mirrored bottom-right third.
-    start = _pick(rng, used, n, lambda c: c % w < (w + 2) // 3 and c // w < (h + 2) // 3)
-    used.append(start)
-    from_start = distances(cells, w, h, start)
-    key = _pick(rng, used, n, lambda c: span // 2 <= from_start[c] <= span)
-    used.append(key)
-    from_key = distances(cells, w, h, key)
-    exit_cell = _pick(
-        rng,
-        used,
-        n,
-        lambda c: _border(c, w, h) and from_key[c] >= span // 2 and from_start[c] >= 3,
-    )
-    used.append(exit_cell)
-    compass = _pick(rng, used, n, lambda c: 2 <= from_start[c] <= span // 3 + 2)
-    used.append(compass)
-    direction = exit_direction(exit_cell, w, h)
-    objects = [
-        (OBJ_KEY, 1, 0, key),
-        (OBJ_KEY, 2, 0, mirror(key, n)),
-        (OBJ_EXIT, 1, direction, exit_cell),
-        (OBJ_EXIT, 2, (direction + 2) % 4, mirror(exit_cell, n)),
-        (OBJ_COMPASS, 1, 0, compass),
-        (OBJ_COMPASS, 2, 0, mirror(compass, n)),
-    ]
-    for _ in range(artifact_pairs):
-        artifact = _pick(rng, used, n, lambda c: from_start[c] >= 3)
-        used.append(artifact)
-        objects.append((OBJ_VISION, 0, 0, artifact))
-        objects.append((OBJ_VISION, 0, 0, mirror(artifact, n)))
-    return start, mirror(start, n), objects
+def _put(kind, owner, variant, where, slot, obj, direction, cell, n):
+    # player 1's object at slot, player 2's mirror image at slot + 1 (facing the other way)
+    kind[slot] = obj
+    owner[slot] = 1
+    variant[slot] = direction
+    where[slot] = cell
+    kind[slot + 1] = obj
+    owner[slot + 1] = 2
+    variant[slot + 1] = (direction + 2) % 4 if obj == OBJ_EXIT else 0
+    where[slot + 1] = mirror(cell, n)
