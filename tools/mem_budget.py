@@ -527,7 +527,7 @@ portal.add_portal_routes(app, portal.board_url(address, 8080))
 portal.add_status_route(app, dict)
 portal.add_client_routes(app, 'web')
 part('routes (4) and handlers')
-game.host.observer_view()
+game.host.views.observer_frames()
 part('observer view frames (SharedView)')
 micropython.qstr_info()
 """

@@ -111,7 +111,9 @@ MAX_EVENTS = const(12)  # events one process()/advance() can emit (worst case is
 MIN_SIDE = const(5)
 MAX_SIDE = const(32)
 MAX_ARTIFACT_PAIRS = const(4)
-CLOCK_LIMIT_MS = const(0x3FFFFFFF)  # timestamps stay small ints on a 32-bit board
+# Timestamps, and a timestamp plus a cooldown or countdown (<= 60 s), stay below 2**30: small
+# ints on a 32-bit board, never heap objects (about 12.4 days of match clock).
+CLOCK_LIMIT_MS = const(0x3FFFFFFF - 0x20000)
 RECORD_MAX = const(512)  # bytes of one view record, the WebSocket gateway's message bound
 PROTOCOL_VERSION = const(1)  # "v" of every record (docs/protocol.md, the versioning rule)
 ROLE_NAMES = ("obs", "p1", "p2")  # "r" of a view record, indexed by role (0 = observer)
