@@ -18,6 +18,7 @@ import sys
 import time
 
 WEB_DIR = "web"  # phone client files, beside settings.json at the flash root
+HTTP_SPARE = 4  # open sockets beyond the game's sessions: page loads, /status, probes
 _BOOT_ONLY = ("net.settings", "net.access_point", "machine")
 
 
@@ -96,6 +97,7 @@ _LONG_LIVED = (
     "net.views",
     "net.match_host",
     "net.gateway",
+    "net.server",
     "net.portal",
     "net.captive_dns",
 )
@@ -122,13 +124,15 @@ def wire(step=_collect):
 
     from net import portal
     from net.captive_dns import CaptiveDns
-    from net.gateway import add_game_routes
+    from net.gateway import Gateway
+    from net.server import Server
 
     dns = CaptiveDns(address, config.dns_port, bind)
     url = portal.board_url(address, config.http_port)
     started = time.ticks_ms()
     app = Microdot()
-    game = add_game_routes(app, config, print)
+    game = Gateway(config, print)
+    server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
     step("objects: Match, Projector, Gateway buffers, CaptiveDns")
 
     def status():
@@ -157,6 +161,7 @@ def wire(step=_collect):
     wiring.app = app
     wiring.game = game
     wiring.dns = dns
+    wiring.server = server
     return wiring
 
 
@@ -170,7 +175,7 @@ async def main():
     print(
         "http: serving on %s:%d; players open %s" % (board.bind, board.config.http_port, board.url)
     )
-    await board.app.start_server(host=board.bind, port=board.config.http_port)
+    await board.server.run(board.bind, board.config.http_port)
 
 
 def run():

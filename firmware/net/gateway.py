@@ -1,20 +1,22 @@
-# The WebSocket endpoint (/ws) of the game. One Session per connection: the route's own task
-# reads and bounds every inbound frame (net.frames), parses it (net.intents) and hands the
-# Intent to the MatchHost; one writer task per session is the only thing that writes to its
-# socket. Its mailbox holds small control frames (replies, events) in order; views come from
-# the view publisher (net.views), "the newest one" only: a slow phone skips stale views
-# instead of delaying anyone else.
+# The game's WebSocket endpoint. net.server hands over each request for the path after Microdot
+# has parsed it: accept() answers the upgrade with Microdot's handshake and returns a Session,
+# whose serve() reads and bounds every inbound frame (net.frames), parses it (net.intents) and
+# hands the Intent to the MatchHost, in the connection's own task.
 #
-#   game = add_game_routes(app, settings, log)     # in main.wire(), before app.start_server()
-#   asyncio.create_task(game.run())                # the match clock, grace and idle timers
+# Writing: one pump task writes for every session. A session's mailbox holds small control
+# frames (replies, events) in order; views come from the view publisher (net.views), "the
+# newest one" only. Sockets are non-blocking and a write never waits: what a socket cannot
+# take at once stays in its stream's buffer, a flush task for that one session drains it, and
+# until it has, that session is skipped (it gets the newest view afterwards). So a slow phone
+# never delays anyone else, and a session costs no task or event of its own.
 #
-# Microdot's WebSocket class is used for the handshake only: its receive() cannot say why it
-# refuses a frame and its send() copies each payload, so frames are read and written here.
+#   game = Gateway(settings, log)             # in main.wire()
+#   asyncio.create_task(game.run())           # the match clock, grace and idle timers, pump
 import asyncio
 import socket
 
 from microdot import Response
-from microdot.websocket import websocket_upgrade
+from microdot.websocket import WebSocket
 
 from game.compat import const
 from game.projector import OBSERVER
@@ -47,46 +49,33 @@ from net.match_host import MatchHost
 WS_PATH = "/ws"
 TICK_MS = const(50)  # timer period: countdown end, finish window, grace and idle checks
 CTRL_MAX = const(24)  # queued control frames per client; more means it stopped reading
+OUT_MAX = const(4096)  # bytes a slow client may have waiting in its stream; more: closed
 SPARE_SESSIONS = const(2)  # sockets beyond 2 players + max_observers (joining, reconnecting)
 CLOSE_WAIT_MS = const(1000)  # how long a closing session may take to flush its close frame
 LINGER_MS = const(300)  # then how long to read (and drop) input until the peer closes too
+_POLL_MS = const(20)  # how often a closing session looks whether its close frame is out
 
 _IPPROTO_TCP = getattr(socket, "IPPROTO_TCP", 6)
 _TCP_NODELAY = getattr(socket, "TCP_NODELAY", 1)  # lwIP and Linux both use 1
 
 
-def _no_delay(writer):
-    """TCP_NODELAY: views are many small writes; Nagle would hold them back."""
-    sock = getattr(writer, "s", None)  # MicroPython's Stream
-    if sock is None:
-        try:
-            sock = writer.get_extra_info("socket")  # CPython's StreamWriter
-        except (AttributeError, KeyError):
-            return
-    try:
-        sock.setsockopt(_IPPROTO_TCP, _TCP_NODELAY, 1)
-    except (OSError, AttributeError, TypeError, ValueError):
-        pass  # a socket without the option: slower, still correct
-
-
 class Session:
-    """One WebSocket client: reader (the route task), writer task, latest-only mailbox.
-    view_role and sent_epoch belong to the view publisher (net.views)."""
+    """One WebSocket client: its stream, mailbox and state. Its reader is the connection's
+    task (serve); the gateway's pump writes. view_role and sent_epoch belong to the view
+    publisher (net.views)."""
 
-    def __init__(self, gateway, reader, writer):
+    def __init__(self, gateway, stream):
         self.gw = gateway
-        self.reader = reader
-        self.writer = writer
+        self.stream = stream
         self.ctrl = []  # control frames, oldest first
         self.view_role = -1  # which views the publisher sends here (net.views.NO_VIEW: none)
         self.sent_epoch = -1  # publisher epoch of the last complete view written
-        self.event = asyncio.Event()
         self.closing = False
-        self.close_code = CLOSE_NORMAL
-        self.close_reason = ""
+        self.close = None  # (code, reason) once kill() was called; the frame is still to go
+        self.done = False  # the close frame is written and flushed (or the socket is dead)
+        self.flushing = False  # a flush task is draining what the socket could not take
         self.last_rx = ticks_ms()
         self.task = None
-        self.wtask = None
 
     # ---- the mailbox (called by MatchHost and the publisher, synchronously) -------------------
 
@@ -98,35 +87,35 @@ class Session:
             self.kill(CLOSE_SLOW, "not reading")
             return
         self.ctrl.append(data)
-        self.event.set()
+        self.gw.due(self)
 
     def wake(self):
-        """Something is due (a view): let the writer look."""
-        self.event.set()
+        """Something is due (a view): the pump looks at this session."""
+        self.gw.due(self)
 
     def kill(self, code, reason):
-        """Close with code: the writer flushes queued frames, then the close frame. A reader
+        """Close with code: the pump writes the queued frames, then the close frame. A reader
         waiting on the socket is cancelled, so a silent peer cannot keep the session alive."""
         if self.closing:
             return
         self.closing = True
-        self.close_code = code
-        self.close_reason = reason
-        self.event.set()
+        self.close = (code, reason)
+        self.gw.due(self)
         task = self.task
         if task is not None and task is not asyncio.current_task():
             task.cancel()
 
-    # ---- the two tasks ------------------------------------------------------------------------
+    # ---- the connection's task ----------------------------------------------------------------
 
     async def serve(self):
+        """The connection's task from the handshake on: read frames until the session ends,
+        then see the close frame out."""
         gw = self.gw
         self.task = asyncio.current_task()
-        self.wtask = asyncio.create_task(self._write_loop())
         try:
-            await self._read_loop()
+            await self._read_frames()
         except asyncio.CancelledError:
-            pass  # kill() from another task: idle, replaced, too slow
+            pass  # kill() from elsewhere: idle, replaced, too slow
         except (OSError, EOFError):
             pass  # the peer went away (reset, or closed without a close frame)
         except Exception as exc:
@@ -135,26 +124,26 @@ class Session:
             self.kill(CLOSE_INTERNAL, "internal error")
         self.task = None
         if not self.closing:
-            self.closing = True
-            self.close_code = CLOSE_NORMAL
+            self.kill(CLOSE_NORMAL, "")
         try:
             gw.host.detach(self)
         except Exception as exc:
             print_exception(exc)
-        self.event.set()
         try:
-            await wait_for_ms(self.wtask, CLOSE_WAIT_MS)
+            waited = 0
+            while not self.done and waited < CLOSE_WAIT_MS:
+                await sleep_ms(_POLL_MS)
+                waited += _POLL_MS
+            # Read what the peer still sends, briefly: closing a socket with unread input
+            # makes TCP send a reset, and a reset can destroy the close frame before the peer
+            # reads it.
+            await wait_for_ms(self._discard(), LINGER_MS)
         except BaseException:  # noqa: B036 - timeout or cancel: the socket is closed next
             pass
-        # Read what the peer still sends, briefly: closing a socket with unread input makes TCP
-        # send a reset, and a reset can destroy the close frame before the peer reads it.
-        try:
-            await wait_for_ms(self._discard(), LINGER_MS)
-        except BaseException:  # noqa: B036
-            pass
+        gw.sessions.remove(self)
 
     async def _discard(self):
-        while await self.reader.read(128):
+        while await self.stream.read(128):
             pass
 
     def _refuse(self, code, close, reason):
@@ -162,8 +151,8 @@ class Session:
         self.gw.host.handle(self, intents.error(code))
         self.kill(close, reason)
 
-    async def _read_loop(self):
-        rd = self.reader
+    async def _read_frames(self):
+        rd = self.stream
         host = self.gw.host
         rx = self.gw.rx
         while not self.closing:
@@ -216,72 +205,51 @@ class Session:
                 self.kill(CLOSE_PROTOCOL, "unknown opcode")
                 return
 
-    async def _write_loop(self):
-        # Each wake-up writes everything due (replies and events in order, then the newest
-        # view) and yields once; a write() the socket cannot take at once is awaited (drain),
-        # and only that client waits.
-        views = self.gw.host.views
-        try:
-            while True:
-                busy = False
-                while self.ctrl:
-                    await self._put(self.ctrl.pop(0))
-                    busy = True
-                if self.closing:
-                    self.writer.write(close_frame(self.close_code, self.close_reason))
-                    await self.writer.drain()
-                    return
-                if views.due(self):
-                    await self._write_view(views)
-                    busy = True
-                if busy:
-                    await sleep_ms(0)  # let the other writers have their turn
-                else:
-                    self.event.clear()  # nothing awaited since the checks: no wake-up is lost
-                    await self.event.wait()
-        except asyncio.CancelledError:
-            pass
-        except (OSError, EOFError):
-            pass
-        except Exception as exc:
-            self.gw.log("game: writer failed: %r" % (exc,))
-            print_exception(exc)
-        finally:
-            # However the writer ends, the reader must not outlive it.
-            self.closing = True
-            task = self.task
-            if task is not None and task is not asyncio.current_task():
-                task.cancel()
+    # ---- writing (the gateway's pump calls these) ---------------------------------------------
 
-    async def _put(self, data):
-        """Write one frame; wait only if the socket did not take it all (a slow reader)."""
-        out = self.writer
-        out.write(data)  # the socket takes it, or the stream copies the rest: data is free
-        if getattr(out, "out_buf", True):  # MicroPython's Stream exposes what is left
-            await out.drain()
-
-    async def _write_view(self, views):
-        epoch = views.epoch
-        role = self.view_role
-        if role == OBSERVER:
-            shared = views.observer_frames()
-            await self._put(memoryview(shared.buf)[: shared.length])  # same bytes for all
+    def write_due(self, views, tx):
+        """Write everything due without waiting: control frames in order, then the close frame
+        or the newest view. Returns False when the socket could not take it all."""
+        out = self.stream
+        ctrl = self.ctrl
+        while ctrl:
+            out.write(ctrl.pop(0))  # the socket takes it, or the stream copies the rest
+        if self.close is not None:
+            code, reason = self.close
+            self.close = None
+            out.write(close_frame(code, reason))
+            self.done = not out.out_buf
+            return self.done
+        if views.due(self):
+            epoch = views.epoch
+            role = self.view_role
+            if role == OBSERVER:
+                shared = views.observer_frames()
+                out.write(memoryview(shared.buf)[: shared.length])  # same bytes for all
+            else:
+                for i in range(views.plan(role)):
+                    n = views.player_frame(role, i, tx)
+                    out.write(memoryview(tx)[:n])
             views.sent(self, epoch)
-            return
-        tx = self.gw.tx
-        count = views.plan(role)
-        for i in range(count):
-            if views.epoch != epoch or self.closing or self.view_role != role:
-                return  # a newer state (or the end): start over from the newest view
-            n = views.player_frame(role, i, tx)
-            await self._put(memoryview(tx)[:n])
-            while self.ctrl and not self.closing:  # replies do not wait behind a long view
-                await self._put(self.ctrl.pop(0))
-        views.sent(self, epoch)
+        return not out.out_buf
+
+    async def flush(self):
+        """Drain what the socket could not take at once (this session only)."""
+        try:
+            await self.stream.drain()
+            if self.closing and self.close is None:
+                self.done = True
+        except Exception:  # noqa: BLE001 - a dead socket: the reader notices and ends
+            self.done = True
+            self.closing = True
+        self.flushing = False
+        self.gw.due(self)
 
 
 class Gateway:
-    """The /ws route, its sessions, and the timer task (`run`)."""
+    """The sessions of the game socket, the pump that writes to them, and the timer task."""
+
+    path = WS_PATH
 
     def __init__(self, settings, log=print):
         self.log = log
@@ -291,22 +259,54 @@ class Gateway:
         self.idle_ms = settings.idle_timeout_ms
         self.rx = bytearray(MAX_MESSAGE)  # unmasked inbound payload, used between awaits only
         self.tx = bytearray(RECORD_FRAME)  # one outbound record frame, likewise
+        self.dirty = []  # sessions with something due, in order
+        self.event = asyncio.Event()  # set while dirty is not empty
 
-    async def handle(self, request):
+    async def accept(self, request):
+        """Answer a WebSocket upgrade; returns the new Session, or None when refused."""
+        stream = request.sock[1]
         if len(self.sessions) >= self.max_sessions:
-            return Response("too many connections", 503, reason="Service Unavailable")
-        ws = await websocket_upgrade(request)
-        ws.closed = True  # Microdot must not write a second close frame: the writer owns it
-        request.headers = {}  # ~1 KB per socket that nothing reads after the handshake
-        reader, writer = request.sock
-        _no_delay(writer)
-        session = Session(self, reader, writer)
+            await Response("too many connections", 503, reason="Service Unavailable").write(stream)
+            return None
+        # The place is taken before the handshake awaits: concurrent upgrades cannot all pass
+        # the check above.
+        session = Session(self, stream)
         self.sessions.append(session)
         try:
-            await session.serve()
-        finally:
+            await WebSocket(request).handshake()
+        except BaseException:
             self.sessions.remove(session)
-        return ""
+            raise
+        _no_delay(stream)
+        return session
+
+    def due(self, session):
+        """session has something to write: the pump will see it."""
+        if not session.flushing and session not in self.dirty:
+            self.dirty.append(session)
+        self.event.set()
+
+    async def pump(self):
+        """The one writer: every session's due frames, without ever waiting on a socket."""
+        views = self.host.views
+        dirty = self.dirty
+        while True:
+            self.event.clear()
+            while dirty:
+                session = dirty.pop(0)
+                if session.done or session.flushing:
+                    continue
+                try:
+                    if not session.write_due(views, self.tx):
+                        if len(session.stream.out_buf) > OUT_MAX:
+                            session.kill(CLOSE_SLOW, "not reading")
+                        session.flushing = True
+                        asyncio.create_task(session.flush())
+                except Exception as exc:  # noqa: BLE001 - this session only
+                    session.done = True
+                    session.kill(CLOSE_INTERNAL, "internal error")
+                    self.log("game: writer failed: %r" % (exc,))
+            await self.event.wait()
 
     def check_idle(self):
         now = ticks_ms()
@@ -316,8 +316,10 @@ class Gateway:
 
     async def run(self):
         """The timer: advances the match clock so the countdown and the finish window end on
-        time with nobody sending anything; expires grace periods; drops idle clients."""
+        time with nobody sending anything; expires grace periods; drops idle clients. It also
+        starts the pump."""
         self.log("game: %s on %s%s" % (self.host.match_summary(), WS_PATH, heap_note()))
+        asyncio.create_task(self.pump())
         while True:
             await sleep_ms(TICK_MS)
             try:
@@ -331,12 +333,9 @@ class Gateway:
         return self.host.status()
 
 
-def add_game_routes(app, settings, log=print):
-    """Register the /ws route on a Microdot app; returns the Gateway (start `run()`)."""
-    gateway = Gateway(settings, log)
-
-    async def game_socket(request):
-        return await gateway.handle(request)
-
-    app.route(WS_PATH)(game_socket)
-    return gateway
+def _no_delay(stream):
+    """TCP_NODELAY: views are many small writes; Nagle would hold them back."""
+    try:
+        stream.s.setsockopt(_IPPROTO_TCP, _TCP_NODELAY, 1)
+    except (OSError, AttributeError, TypeError, ValueError):
+        pass  # a socket without the option: slower, still correct

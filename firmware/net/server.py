@@ -1,0 +1,118 @@
+# The board's front door: the listening TCP socket, its accept loop, and one task per admitted
+# connection. Microdot parses every request (Request.create) and answers every HTTP route
+# (dispatch_request, Response.write); a request for the game's WebSocket path gets Microdot's
+# upgrade handshake and then belongs to the game gateway in the same task, so an open game
+# connection keeps no HTTP objects alive (docs/memory.md).
+#
+# The loop never ends because of a client: a connection over the limit is closed at once, a
+# request that is not complete within REQUEST_MS is dropped, and any failure while admitting
+# or serving one connection (a MemoryError included) closes that connection only.
+import asyncio
+import gc
+import socket
+
+from microdot import Request, Response
+
+from game.compat import const
+from net.compat import print_exception, wait_for_ms
+
+REQUEST_MS = const(5000)  # the request line and headers must arrive within this long
+BACKLOG = const(4)  # pending connections the stack holds before refusing more
+
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
+class Server:
+    """The accept loop and the connections it admits (at most max_open at a time)."""
+
+    def __init__(self, app, gateway, max_open, log=print):
+        self.app = app
+        self.gateway = gateway
+        self.max_open = max_open
+        self.log = log
+        self.open = 0  # connections admitted and not yet closed
+        self.refused = 0  # connections closed at once: too many open
+
+    async def run(self, host, port):
+        """Listen on host:port and serve until the board stops."""
+        address = socket.getaddrinfo(host, port)[0][-1]
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(BACKLOG)
+        sock.setblocking(False)
+        await self._accept_forever(sock)
+
+    def _accept_forever(self, sock):
+        # A generator, as MicroPython's own stream server is: it waits for the listening socket
+        # with the scheduler's I/O queue, then accepts without blocking.
+        queue_read = asyncio.core._io_queue.queue_read
+        while True:
+            yield queue_read(sock)
+            try:
+                client, addr = sock.accept()
+            except Exception:  # noqa: BLE001 - gone before it was accepted
+                continue
+            try:
+                self._admit(client, addr)
+            except Exception as exc:  # MemoryError above all: drop this one, go on
+                client.close()
+                gc.collect()
+                self.log("http: connection dropped: %r" % (exc,))
+
+    def _admit(self, client, addr):
+        if self.open >= self.max_open:
+            self.refused += 1
+            try:
+                client.send(_BUSY)  # best effort: the socket is new, its buffer empty
+            except OSError:
+                pass
+            client.close()
+            return
+        client.setblocking(False)
+        stream = asyncio.StreamReader(client, {"peername": addr})
+        self.open += 1
+        try:
+            asyncio.create_task(self._serve(stream, addr))
+        except BaseException:
+            self.open -= 1
+            raise
+
+    async def _serve(self, stream, addr):
+        try:
+            # The request is parsed and answered in _open, whose frame ends before a game
+            # session runs: nothing left in this long-lived frame points at the request.
+            session = await self._open(stream, addr)
+            if session is not None:
+                await session.serve()
+        except (OSError, EOFError, asyncio.CancelledError):
+            pass  # the peer went away
+        except Exception as exc:  # noqa: BLE001 - one connection failed, the board goes on
+            if type(exc) is not asyncio.TimeoutError:
+                self.log("http: %r" % (exc,))
+                print_exception(exc)
+        finally:
+            self.open -= 1
+            try:
+                stream.s.close()
+            except OSError:
+                pass
+
+    async def _open(self, stream, addr):
+        """Parse one request and answer it; a game upgrade returns its Session instead."""
+        app = self.app
+        try:
+            req = await wait_for_ms(Request.create(app, stream, stream, addr), REQUEST_MS)
+        except (ValueError, IndexError, UnicodeError):
+            req = None  # not an HTTP request: answered 400 below
+        if req is not None and req.path == self.gateway.path:
+            for handler in app.before_request_handlers:  # e.g. a foreign Host: redirect
+                res = handler(req)
+                if res:
+                    await res.write(stream)
+                    return None
+            return await self.gateway.accept(req)
+        res = await app.dispatch_request(req)
+        if res is not Response.already_handled:
+            await res.write(stream)
+        return None
