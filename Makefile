@@ -72,6 +72,8 @@ fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
 # FROZEN  FROZEN=1: game/net/microdot are frozen into the firmware (manifest.py); ship the rest
 # ROMFS   ROMFS=1: build also writes build/image.romfs; deploy puts the code in the board's
 #         ROMFS partition (firmware with ROMFS, docs/hardware.md) and the rest on its filesystem
+# READABLE READABLE=1: keep the source's names and line numbers in the image (tracebacks on a
+#         board read like the source; the image then needs more heap, docs/memory.md)
 # RESUME  RESUME=1: never reset the board (the virtual board, whose process would end)
 # BOOT    BOOT=1: make vboard runs the deployed boot.py + main.py instead of the REPL
 PORT ?=
@@ -81,6 +83,7 @@ BIN ?=
 MARCH ?=
 FROZEN ?=
 ROMFS ?=
+READABLE ?=
 RESUME ?=
 BOOT ?=
 IMAGE ?= build/image
@@ -96,8 +99,8 @@ need-esptool: $(STAMP)
 	@$(PY) -c "import esptool" 2>/dev/null || { echo "error: esptool is missing: $(PY) -m pip install esptool==5.6.0" >&2; exit 2; }
 	@case "$(CHIP)" in esp32|esp32s3) ;; *) echo "error: CHIP must be esp32 or esp32s3, not '$(CHIP)'" >&2; exit 2;; esac
 
-build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1, ROMFS=1)
-	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen) $(if $(ROMFS),--romfs)
+build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1, ROMFS=1, READABLE=1)
+	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen) $(if $(ROMFS),--romfs) $(if $(READABLE),--readable)
 
 deploy: need-port build ## copy changed files to the board, reset it: make deploy PORT=/dev/ttyUSB0
 	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume) $(if $(ROMFS),--romfs)

@@ -1,12 +1,18 @@
 """Build the board image folder (default build/image/) from firmware/ and the Microdot package.
 
 Layout of the image, which mirrors the board's flash:
-    boot.py, main.py       copied as source (the board only runs these two as .py)
+    boot.py, main.py       as source (the board only runs these two as .py)
     game/*.mpy, net/*.mpy  every module of the two firmware packages, compiled by mpy-cross
-    lib/microdot/*.mpy     Microdot from the installed PyPI package (core + websocket and what
-                           they import); /lib is on the board's default sys.path
+    lib/microdot/*.mpy     Microdot from the installed PyPI package, trimmed to what the
+                           firmware uses (tools/trim_microdot.py); /lib is on the board's path
     web/<file>.gz          every file of firmware/web/, gzipped deterministically (mtime=0)
     MANIFEST.txt           one line per file: path, size, sha256 (tools/deploy.py reads it)
+
+The board's heap is its hardest limit (docs/memory.md), so by default the compiled code is
+made small: the firmware's and Microdot's own identifiers are shortened (tools/minify.py; the
+map is written beside the image, <out>.names.txt, to read a board's tracebacks) and mpy-cross
+leaves out line numbers. --readable keeps the names and line numbers (for debugging on a
+board; the image then needs more heap).
 
 With --romfs it also writes <out>.romfs (build/image.romfs): a ROMFS filesystem image of the
 code folders (game/, net/, lib/) made by mpremote's own `romfs build`. On a board whose
@@ -14,6 +20,7 @@ firmware has a ROMFS partition (docs/hardware.md, "ROMFS") `make deploy ROMFS=1`
 there, and the .mpy bytecode then runs in place from flash instead of being copied to RAM.
 
 Usage: python tools/build_image.py [--out build/image] [--march xtensawin] [--frozen] [--romfs]
+                                   [--readable]
 """
 
 import argparse
@@ -30,6 +37,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import minify
+import trim_microdot
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
@@ -99,11 +109,13 @@ def read_mpy_header(path):
     return head[1], head[2] & 3, MPY_ARCHES[arch] if arch < len(MPY_ARCHES) else str(arch)
 
 
-def compile_mpy(cmd, src, dest, source_name, march=None):
+def compile_mpy(cmd, src, dest, source_name, march=None, lines=True):
     dest.parent.mkdir(parents=True, exist_ok=True)
     args = cmd + ["-o", str(dest), "-s", source_name]
     if march:
         args.append("-march=" + march)
+    if not lines:
+        args += ["-X", "no-source-lines"]
     result = subprocess.run(args + [str(src)], capture_output=True, text=True)
     if result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()
@@ -215,7 +227,44 @@ def read_manifest(image):
     return header, entries
 
 
-def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=print):
+# Attribute names Microdot builds at run time (getattr(self, kind + "_handlers")).
+MICRODOT_DYNAMIC_NAMES = (
+    "before_request_handlers",
+    "after_request_handlers",
+    "after_error_request_handlers",
+)
+
+
+def names_path(image):
+    """Where the renaming of an image is written: beside it, `<image>.names.txt`."""
+    image = Path(image)
+    return image.with_name(image.name + ".names.txt")
+
+
+def board_sources(firmware=FIRMWARE, readable=False):
+    """{path on the board's sys.path: source} of everything compiled or copied into the image:
+    boot.py, main.py, game/, net/ and the trimmed Microdot (microdot/...), with short names
+    unless readable; and the renaming report (lines)."""
+    firmware = Path(firmware)
+    sources = {}
+    for name in SOURCE_FILES:
+        if (firmware / name).is_file():
+            sources[name] = (firmware / name).read_text()
+    for package in CODE_PACKAGES:
+        for src in package_modules(firmware, package):
+            sources[src.relative_to(firmware).as_posix()] = src.read_text()
+    try:
+        trimmed = trim_microdot.trim(microdot_dir(), list(sources.values()))
+    except trim_microdot.TrimError as err:
+        raise BuildError(f"Microdot: {err}") from None
+    for name, text in trimmed.items():
+        sources["microdot/" + name] = text
+    if readable:
+        return sources, []
+    return minify.minify(sources, minify.hostboard_sources(), keep_names=MICRODOT_DYNAMIC_NAMES)
+
+
+def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=print, readable=False):
     """Build the image into `out` (emptied first); return a dict of sizes by part."""
     out, firmware = Path(out), Path(firmware)
     if not firmware.is_dir():
@@ -225,29 +274,35 @@ def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=prin
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
+    for name in SOURCE_FILES:
+        if not (firmware / name).is_file():
+            log(f"warning: {firmware.name}/{name} is missing; the board will not start")
+    sources, renamed = board_sources(firmware, readable or frozen)
+    names_path(out).write_text("".join(line + "\n" for line in renamed))
 
     sizes = {}
-    for name in SOURCE_FILES:
-        src = firmware / name
-        if src.is_file():
-            shutil.copyfile(src, out / name)
-            sizes["source"] = sizes.get("source", 0) + src.stat().st_size
-        else:
-            log(
-                f"warning: {src.relative_to(firmware.parent)} is missing; the board will not start"
-            )
-
-    if not frozen:
-        for package in CODE_PACKAGES:
-            for src in package_modules(firmware, package):
-                rel = src.relative_to(firmware).with_suffix(".mpy")
-                compile_mpy(cmd, src, out / rel, src.relative_to(firmware).as_posix(), march)
-                sizes[package] = sizes.get(package, 0) + (out / rel).stat().st_size
-        md_dir = microdot_dir()
-        for name in microdot_files(md_dir):
-            dest = out / "lib" / "microdot" / (name[:-3] + ".mpy")
-            compile_mpy(cmd, md_dir / name, dest, "microdot/" + name, march)
-            sizes["lib/microdot"] = sizes.get("lib/microdot", 0) + dest.stat().st_size
+    with tempfile.TemporaryDirectory(prefix="image-src-") as tmp:
+        stage = Path(tmp)
+        for rel, text in sources.items():
+            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+            (stage / rel).write_text(text)
+        for name in SOURCE_FILES:
+            if name in sources:
+                shutil.copyfile(stage / name, out / name)
+                sizes["source"] = sizes.get("source", 0) + (out / name).stat().st_size
+        if not frozen:
+            for rel in sorted(sources):
+                if rel in SOURCE_FILES:
+                    continue
+                package = rel.split("/")[0]
+                dest = out / rel[:-3]
+                if package == "microdot":
+                    dest = out / "lib" / rel[:-3]
+                    package = "lib/microdot"
+                # the source name in a traceback: the module's own name when they are short
+                label = rel if readable else Path(rel).stem
+                compile_mpy(cmd, stage / rel, dest.with_suffix(".mpy"), label, march, readable)
+                sizes[package] = sizes.get(package, 0) + dest.with_suffix(".mpy").stat().st_size
 
     web = firmware / "web"
     if web.is_dir():
@@ -268,6 +323,8 @@ def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=prin
             f"march: {march or 'none'}",
             "native: " + (", ".join(native) if native else "none (bytecode only)"),
             f"frozen: {'yes' if frozen else 'no'}",
+            "names: " + ("as in the source" if readable or frozen else "short (tools/minify.py)"),
+            f"source lines: {'yes' if readable else 'no'}",
         ],
     )
     return sizes
@@ -332,13 +389,18 @@ def main(argv=None):
         action="store_true",
         help="also write <out>.romfs, a ROMFS image of the code folders (make deploy ROMFS=1)",
     )
+    parser.add_argument(
+        "--readable",
+        action="store_true",
+        help="keep the source's names and line numbers (tracebacks on a board; more heap)",
+    )
     parser.add_argument("--firmware", default=str(FIRMWARE), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.romfs and args.frozen:
         print("build_image: error: --romfs and --frozen exclude each other", file=sys.stderr)
         return 2
     try:
-        sizes = build(args.out, args.march, args.frozen, args.firmware)
+        sizes = build(args.out, args.march, args.frozen, args.firmware, readable=args.readable)
         rom = build_romfs(args.out) if args.romfs else None
     except BuildError as err:
         print(f"build_image: error: {err}", file=sys.stderr)

@@ -157,11 +157,16 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
         for src in (FIRMWARE / package).rglob("*.py"):
             assert src.relative_to(FIRMWARE).with_suffix(".mpy").as_posix() in listed
     assert not [p for p in listed if p.startswith(("game/", "net/")) and p.endswith(".py")]
+    # boot.py and main.py go as source, with the image's short names
+    sources, renamed = build_image.board_sources()
     for name in build_image.SOURCE_FILES:
         if (FIRMWARE / name).is_file():
-            assert (image / name).read_bytes() == (FIRMWARE / name).read_bytes()
-    for name in ("__init__", "microdot", "websocket", "helpers"):
+            assert (image / name).read_text() == sources[name]
+    assert build_image.names_path(image).read_text().splitlines() == renamed
+    assert len(renamed) > 100  # the firmware's and Microdot's own names were shortened
+    for name in ("__init__", "microdot", "websocket"):
         assert f"lib/microdot/{name}.mpy" in listed
+    assert "lib/microdot/helpers.mpy" not in listed  # trimmed: nothing the board runs uses it
     assert not [p for p in listed if "hostboard" in p or p.split("/")[-1] == "network.py"]
     for src in (FIRMWARE / "web").rglob("*"):
         if src.is_file():

@@ -1,0 +1,176 @@
+# tools/minify.py renames a program's own identifiers and nothing else: small programs that
+# use every construct the firmware uses behave the same before and after, under CPython and
+# the MicroPython unix port; outside names, strings, consts and entry points are kept. (The
+# whole firmware, minified, is played end to end by host_tests/deploy and host_tests/memory.)
+import subprocess
+import textwrap
+
+import pytest
+
+import minify
+from virtual_board import find_micropython
+
+# A program of three modules in a package "pkg" and an entry point main.py that prints what
+# it computes; every construct has a line here.
+PROGRAM = {
+    "pkg/__init__.py": "",
+    "pkg/consts.py": """
+        from micropython import const
+
+        LIMIT = const(7)
+        _PRIVATE = const(3)
+        NAMES = ("alpha", "beta")
+
+
+        def doubled(value, factor=2):
+            return value * factor * _PRIVATE // 3
+        """,
+    "pkg/things.py": """
+        import json
+
+        from pkg import consts
+        from pkg.consts import LIMIT, doubled
+
+
+        class Counter:
+            start = 10
+
+            def __init__(self, label, step=1):
+                self.label = label
+                self.step = step
+                self.count = Counter.start
+
+            def bump(self, times=1):
+                for _ in range(times):
+                    self.count += self.step
+                return self.count
+
+            def dump(self):
+                return json.dumps({"label": self.label, "count": self.count})
+
+
+        def make_counters(labels, step=1):
+            total = [0]
+
+            def add(counter):
+                total[0] += counter.bump(times=2)
+                return counter
+
+            made = [add(Counter(label, step=step)) for label in labels if label]
+            squares = {name: len(name) ** 2 for name in labels}
+            return made, total[0], squares
+
+
+        def lookups(obj):
+            # names given as strings must keep working
+            return getattr(obj, "label"), hasattr(obj, "count"), consts.NAMES[1]
+
+
+        def limits():
+            try:
+                raise ValueError(LIMIT)
+            except ValueError as problem:
+                return problem.args[0], doubled(5), doubled(value=4, factor=3)
+        """,
+    "main.py": """
+        from pkg.things import Counter, limits, lookups, make_counters
+
+        state = {"calls": 0}
+
+
+        def run():
+            global state
+            made, total, squares = make_counters(["ann", "", "bob"], step=3)
+            state["calls"] += 1
+            first = made[0]
+            labels = sorted(c.label for c in made)
+            print(total, labels, squares["bob"], first.dump(), lookups(first), limits())
+            print("{who} has {n}".format(who=first.label, n=first.count), state["calls"])
+            print(Counter("z").bump(), (lambda x, y=2: x * y)(4))
+
+
+        run()
+        """,
+}
+
+
+def _write(root, sources):
+    for path, text in sources.items():
+        dest = root / path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(textwrap.dedent(text))
+
+
+def _run(python, root):
+    done = subprocess.run(
+        [python, "main.py"], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    original = tmp_path_factory.mktemp("original")
+    _write(original, PROGRAM)
+    (original / "micropython.py").write_text("def const(x):\n    return x\n")  # CPython
+    sources = {path: textwrap.dedent(text) for path, text in PROGRAM.items()}
+    renamed, report = minify.minify(sources)
+    short = tmp_path_factory.mktemp("minified")
+    _write(short, renamed)
+    (short / "micropython.py").write_text("def const(x):\n    return x\n")
+    return original, short, renamed, report
+
+
+def test_minified_program_prints_the_same_on_cpython(programs):
+    import sys
+
+    original, short, _, _ = programs
+    assert _run(sys.executable, original) == _run(sys.executable, short)
+
+
+def test_minified_program_prints_the_same_on_micropython(programs):
+    original, short, _, _ = programs
+    upy = find_micropython()
+    for root in (original, short):
+        (root / "micropython.py").unlink(missing_ok=True)  # the real const() there
+    assert _run(upy, original) == _run(upy, short)
+
+
+def test_what_is_renamed_and_what_stays(programs):
+    _, _, renamed, report = programs
+    lines = set(report)
+    code = "\n".join(renamed.values())
+    # the program's own names are shorter now ...
+    for old in ("make_counters", "bump", "doubled", "Counter", "_PRIVATE"):
+        assert any(line.endswith(" " + old) for line in lines), old
+        assert old not in code, old
+    # ... private consts stay private (still inlined), entry points and outside names stay
+    assert any(line.startswith("global _") and line.endswith(" _PRIVATE") for line in lines)
+    assert "def run()" in renamed["main.py"]
+    for kept in ("json.dumps", "getattr(", "'label'", "format(who=", "const(7)", "from pkg"):
+        assert kept in code, kept
+
+
+def test_strings_protect_names_and_docstrings_do_not():
+    sources = {
+        "m.py": '"""Module doc naming helper_one."""\n'
+        "def helper_one():\n    return 1\n"
+        "def helper_two():\n    return getattr(helper_two, 'helper_two', 2)\n"
+    }
+    renamed, _ = minify.minify(sources)
+    assert "helper_one" not in renamed["m.py"]  # only a docstring named it
+    assert "def helper_two" in renamed["m.py"]  # a whole-string literal names it
+
+
+def test_locals_never_take_a_module_const_name():
+    # a local named like a const() global of its module would not compile on MicroPython
+    sources = {
+        "m.py": "from micropython import const\nTOP = const(1)\n"
+        "def f(width, height):\n    area = width * height\n    return area + TOP\n"
+    }
+    renamed, _ = minify.minify(sources)
+    text = renamed["m.py"]
+    const_name = text.split(" = const(")[0].split()[-1]
+    body = text.split("def ")[1]
+    assert const_name + " =" not in body

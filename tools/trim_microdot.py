@@ -1,0 +1,218 @@
+"""Microdot as the board uses it: the pinned package with the parts the firmware never calls
+taken out, for the board image and the laptop host boards.
+
+Why: on a board every function of an imported module costs heap for as long as the module
+lives (about 40 bytes each even when the bytecode stays in flash, plus the bytecode itself on
+the filesystem), and Microdot is the largest module the firmware imports. The firmware uses
+its request parser, routing, responses and the WebSocket handshake; it runs its own accept
+loop (net/server.py) and its own frame reader and writer (net/gateway.py), and defines no
+cookies, forms, mounts or redirects through Microdot.
+
+Each removal below names a function, method or class and why nothing calls it. After the
+removal the remaining code, of Microdot and of the firmware, is searched for every removed
+name; a build that still refers to one fails (BuildError), so an upgrade of Microdot that
+starts using one of them cannot go unnoticed.
+
+    python tools/trim_microdot.py OUT_DIR      # writes the trimmed package's .py files
+"""
+
+import ast
+import sys
+from pathlib import Path
+
+# (file, qualified name, why nothing the board runs needs it)
+REMOVALS = (
+    ("microdot.py", "urlencode", "only Response.set_cookie/redirect-style helpers use it"),
+    ("microdot.py", "MultiDict.getlist", "query arguments are never read as lists"),
+    ("microdot.py", "AsyncBytesIO", "only Request.stream makes one"),
+    ("microdot.py", "Request.body", "no route reads a request body"),
+    ("microdot.py", "Request.stream", "likewise"),
+    ("microdot.py", "Request.json", "likewise"),
+    ("microdot.py", "Request.form", "likewise"),
+    ("microdot.py", "Request.files", "likewise"),
+    ("microdot.py", "Request.after_request", "only websocket_upgrade registers one"),
+    ("microdot.py", "Response.set_cookie", "no cookies"),
+    ("microdot.py", "Response.delete_cookie", "no cookies"),
+    ("microdot.py", "Response.redirect", "net/portal.py builds its 302 itself"),
+    ("microdot.py", "Response.send_file", "net/portal.py streams the client page itself"),
+    ("microdot.py", "URLPattern.register_type", "no custom URL segment types"),
+    ("microdot.py", "URLPattern.__repr__", "debugging only"),
+    ("microdot.py", "HTTPException.__repr__", "debugging only"),
+    ("microdot.py", "Microdot.get", "routes are added with Microdot.route"),
+    ("microdot.py", "Microdot.post", "likewise"),
+    ("microdot.py", "Microdot.put", "likewise"),
+    ("microdot.py", "Microdot.patch", "likewise"),
+    ("microdot.py", "Microdot.delete", "likewise"),
+    ("microdot.py", "Microdot.query", "likewise"),
+    ("microdot.py", "Microdot.after_request", "no after-request handlers"),
+    ("microdot.py", "Microdot.after_error_request", "no after-error handlers"),
+    ("microdot.py", "Microdot.mount", "no sub-applications"),
+    ("microdot.py", "Microdot.start_server", "net/server.py runs the accept loop"),
+    ("microdot.py", "Microdot.run", "likewise"),
+    ("microdot.py", "Microdot.shutdown", "likewise"),
+    ("microdot.py", "Microdot.handle_request", "net/server.py parses and dispatches"),
+    ("microdot.py", "redirect", "the alias of Response.redirect"),
+    ("microdot.py", "send_file", "the alias of Response.send_file"),
+    ("websocket.py", "WebSocketError", "raised only by the frame reader"),
+    ("websocket.py", "WebSocket.receive", "net/gateway.py reads the frames"),
+    ("websocket.py", "WebSocket.send", "net/gateway.py writes the frames"),
+    ("websocket.py", "WebSocket.close", "likewise"),
+    ("websocket.py", "WebSocket._parse_frame_header", "likewise"),
+    ("websocket.py", "WebSocket._process_websocket_frame", "likewise"),
+    ("websocket.py", "WebSocket._encode_websocket_frame", "likewise"),
+    ("websocket.py", "WebSocket._read_frame", "likewise"),
+    ("websocket.py", "websocket_upgrade", "net/gateway.py calls WebSocket.handshake"),
+    ("websocket.py", "websocket_wrapper", "likewise"),
+    ("websocket.py", "with_websocket", "likewise"),
+)
+
+# Names a removed one shares with something else that stays (so a reference is not a call of
+# the removed code): attribute names of the streams, sockets and lists the code also uses.
+SHARED_NAMES = {
+    "close": "streams and sockets have close()",
+    "send": "sockets have send()",
+    "get": "dicts have get()",
+    "post": "the firmware's own Session.post",
+    "put": "the firmware's own jsonbuf.put",
+    "patch": "listed for completeness",
+    "delete": "listed for completeness",
+    "query": "listed for completeness",
+    "body": "Response.body is an attribute of responses",
+    "stream": "Request(..., stream=...) is a keyword of the constructor",
+    "json": "the json module",
+    "run": "asyncio.run",
+    "after_request": "the 'after_request' handler lists are read by name",
+    "after_error_request": "likewise",
+}
+
+
+class TrimError(Exception):
+    pass
+
+
+def _remove(tree, qualname):
+    """Delete the def, class or assignment `qualname` ('f', 'C' or 'C.m') from tree."""
+    parts = qualname.split(".")
+    body = tree.body
+    for part in parts[:-1]:
+        for node in body:
+            if isinstance(node, ast.ClassDef) and node.name == part:
+                body = node.body
+                break
+        else:
+            raise TrimError("no class %s for %s" % (part, qualname))
+    name = parts[-1]
+    for i, node in enumerate(body):
+        defined = None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined = node.name
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                defined = target.id
+        if defined == name:
+            del body[i]
+            return
+    raise TrimError("%s is not in Microdot any more" % qualname)
+
+
+def _drop_unknown_imports(tree, available):
+    """Remove names from `from microdot... import` lines that the trimmed package lacks."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("microdot"):
+            node.names = [a for a in node.names if a.name in available.get(node.module, ())]
+    tree.body = [
+        node for node in tree.body if not (isinstance(node, ast.ImportFrom) and not node.names)
+    ]
+
+
+def _drop_unused_imports(tree):
+    """Take names nothing in the module refers to out of its `from ... import` lines."""
+    used = _referenced(tree)
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            node.names = [a for a in node.names if (a.asname or a.name) in used]
+    tree.body = [
+        node for node in tree.body if not (isinstance(node, ast.ImportFrom) and not node.names)
+    ]
+
+
+def _defined_names(tree):
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.Try):
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(sub.name)
+                elif isinstance(sub, ast.ImportFrom):
+                    names.update(a.asname or a.name for a in sub.names)
+    return names
+
+
+def _referenced(tree):
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+    return names
+
+
+def trim(package_dir, firmware_sources=()):
+    """{file name: trimmed source} for the Microdot files the board needs (microdot.py,
+    websocket.py, __init__.py). firmware_sources: the firmware's own code, searched too."""
+    package_dir = Path(package_dir)
+    trees = {}
+    for name in ("microdot.py", "websocket.py", "__init__.py"):
+        trees[name] = ast.parse((package_dir / name).read_text(), name)
+    for name, qualname, _ in REMOVALS:
+        _remove(trees[name], qualname)
+    available = {
+        "microdot.microdot": _defined_names(trees["microdot.py"]),
+        "microdot": _defined_names(trees["microdot.py"]),
+        "microdot.helpers": set(),  # not shipped: only websocket_wrapper used it
+    }
+    for tree in trees.values():
+        _drop_unknown_imports(tree, available)
+    for name in ("microdot.py", "websocket.py"):
+        _drop_unused_imports(trees[name])
+    used = set()
+    for tree in trees.values():
+        used |= _referenced(tree)
+    for source in firmware_sources:
+        used |= _referenced(ast.parse(source))
+    still = sorted(
+        qualname
+        for _, qualname, _ in REMOVALS
+        if qualname.split(".")[-1] in used and qualname.split(".")[-1] not in SHARED_NAMES
+    )
+    if still:
+        raise TrimError("removed from Microdot but still referred to: " + ", ".join(still))
+    return {name: ast.unparse(tree) + "\n" for name, tree in trees.items()}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print(__doc__.rsplit("\n\n", 1)[-1].strip(), file=sys.stderr)
+        return 2
+    import microdot
+
+    out = Path(argv[0])
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in trim(Path(microdot.__file__).parent).items():
+        (out / name).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
