@@ -162,8 +162,8 @@ def build():
 
     p1 = act[1]  # one record, room to grow
     o32 = a32[OBSERVER]  # four records
-    p2rec = vis15[1]  # a radius-6 player: two records
-    assert len(p1.recs) == 1 and len(o32.recs) == 4 and len(p2rec.recs) == 2
+    r6 = vis15[1]  # player 1 at radius 6: two records
+    assert len(p1.recs) == 1 and len(o32.recs) == 4 and len(r6.recs) == 2
     assert len(b32[OBSERVER].recs) == 4 and len(obs15[OBSERVER].recs) == 2
     c0, c1, c2, c3 = o32.recs
     one = p1.recs[0]
@@ -359,10 +359,10 @@ def build():
         "error status at 3",
         [c0, c1, c2, with_status(c3, status_of(c0))],
     )
-    q0, q1 = p2rec.recs
+    q0, q1 = r6.recs
     bad(
         "status-in-chunk-1",
-        p2rec,
+        r6,
         "chunk 1 repeats chunk 0's status",
         "error status at 1",
         [q0, with_status(q1, status_of(q0))],
@@ -460,13 +460,13 @@ def build():
     first = _doc(q0)["c"][0]
     bad(
         "cells-twice-across-chunks",
-        p2rec,
+        r6,
         "chunk 1 repeats chunk 0's first run",
         "error cells at 1",
         [q0, edit(q1, c=[first] + _doc(q1)["c"])],
     )
     bad("incomplete-last-chunk-missing", o32, "chunk 3 lost", "incomplete", [c0, c1, c2])
-    bad("incomplete-chunk-0-only", p2rec, "chunk 1 lost", "incomplete", [q0])
+    bad("incomplete-chunk-0-only", r6, "chunk 1 lost", "incomplete", [q0])
 
     files = {}
     for name, about, verdict, recs in cases:
