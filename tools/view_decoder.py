@@ -2,7 +2,8 @@
 # of one view into a dict and rejects what a client must reject: a record over 512 bytes, bad
 # JSON, a wrong protocol version or record type, a gap in the chunk sequence, a chunk count that
 # changes inside a view, records of different views mixed together, and malformed members.
-# The phone client follows the same rules. Runs on CPython and on MicroPython (core tests).
+# The phone client follows the same rules: both decoders give the same verdicts on the golden
+# records of host_tests/golden_views/. Runs on CPython and on MicroPython (core tests).
 #
 #   dec = ViewDecoder()
 #   for rec in records:
@@ -15,6 +16,8 @@ import json
 
 PROTOCOL_VERSION = 1
 RECORD_MAX = 512
+SIDE_MIN = 5  # maze width and height (docs/protocol.md, "Envelope")
+SIDE_MAX = 32
 ROLES = ("obs", "p1", "p2")
 PHASES = ("waiting", "countdown", "active", "finished")
 # Members every record of one view repeats unchanged (besides "i").
@@ -69,13 +72,14 @@ class ViewDecoder:
             raise ViewError("json", str(exc))
         if not isinstance(rec, dict):
             raise ViewError("json", "not an object")
+        # The version first: another version's envelope may differ (a missing v is no v1).
+        if rec.get("v") != PROTOCOL_VERSION or not _is_int(rec["v"]):
+            raise ViewError("version", repr(rec.get("v")))
+        if rec.get("t") != "view":
+            raise ViewError("type", repr(rec.get("t")))
         for key in _ENVELOPE:
             if key not in rec:
                 raise ViewError("envelope", "missing " + key)
-        if rec["v"] != PROTOCOL_VERSION or not _is_int(rec["v"]):
-            raise ViewError("version", repr(rec["v"]))
-        if rec["t"] != "view":
-            raise ViewError("type", repr(rec["t"]))
         self._check_envelope(rec)
         i = rec["i"]
         n = rec["n"]
@@ -125,6 +129,9 @@ class ViewDecoder:
             raise ViewError("envelope", "unknown role")
         if rec["ph"] not in PHASES:
             raise ViewError("envelope", "unknown phase")
+        for key in ("w", "h"):
+            if rec[key] < SIDE_MIN or rec[key] > SIDE_MAX:
+                raise ViewError("envelope", "%s outside %d..%d" % (key, SIDE_MIN, SIDE_MAX))
         if rec["n"] < 1 or rec["i"] >= rec["n"]:
             raise ViewError("count", "chunk %d of %d" % (rec["i"], rec["n"]))
 
