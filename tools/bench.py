@@ -25,17 +25,12 @@ from bench_core import Workload, record_workload  # noqa: E402
 from driver import new_match  # noqa: E402
 from game import rules  # noqa: E402
 from game.projector import OBSERVER, Projector  # noqa: E402
+from hostenv import BOARD_HEAP, find_micropython  # noqa: E402
 
 # ESP32 time is estimated as unix-port time x 200: MicroPython on an ESP32 at 240 MHz runs about
 # 150-250x slower than the unix port on a modern x86 core (pystone and chaos from MicroPython's
 # performance suite; see docs/performance.md and the platform notes).
 ESP32_FACTOR = 200
-HEAP = "128wK"
-
-
-def upy_binary():
-    local = os.path.join(ROOT, ".venv", "bin", "micropython")
-    return local if os.path.exists(local) else shutil.which("micropython")
 
 
 def run_json(cmd, timeout=900, env=None):
@@ -50,14 +45,14 @@ def run_json(cmd, timeout=900, env=None):
 
 def core_section(workload_path, moves):
     rows = []
-    upy = upy_binary()
+    upy = find_micropython()
     for views in (True, False):
         extra = [] if views else ["--no-views"]
         args = ["tools/bench_core.py", "--load", workload_path, "--moves", str(moves), *extra]
         best = {}
         for name, cmd in (
             ("cpython", [sys.executable, *args]),
-            ("micropython", [upy, "-X", "heapsize=" + HEAP, *args] if upy else None),
+            ("micropython", [upy, "-X", "heapsize=" + BOARD_HEAP, *args] if upy else None),
         ):
             if cmd is None:
                 continue
@@ -84,7 +79,8 @@ def core_section(workload_path, moves):
 
 
 def instr_section(workload_path, moves):
-    if not shutil.which("valgrind") or not upy_binary():
+    upy = find_micropython()
+    if not shutil.which("valgrind") or not upy:
         return {"skipped": "valgrind or micropython not available"}
     high = min(600, moves)
     low = high // 6
@@ -93,7 +89,7 @@ def instr_section(workload_path, moves):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "callgrind.out")
             cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
-            cmd += [upy_binary(), "-X", "heapsize=" + HEAP, "tools/bench_core.py"]
+            cmd += [upy, "-X", "heapsize=" + BOARD_HEAP, "tools/bench_core.py"]
             cmd += ["--load", workload_path, "--moves", str(moves), *flags]
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
         for line in proc.stderr.splitlines():

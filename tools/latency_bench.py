@@ -4,7 +4,7 @@
 # with 2 players + 4 observers, and a plain Microdot WebSocket echo under the same binary and
 # heap as the baseline, in the same run.
 #
-#   python tools/latency_bench.py [--samples 200 | --quick] [--heap 96wK] [--preset classic]
+#   python tools/latency_bench.py [--samples 200 | --quick] [--heap 112wK] [--preset classic]
 #                                 [--json] [--out FILE]
 #
 # --json prints the figures as one JSON line at the end of stdout (tools/bench.py reads it);
@@ -34,12 +34,19 @@ from pathlib import Path
 
 import websockets
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
+from hostenv import (
+    BOARD_HEAP,
+    ROOT,
+    TOOLS,
+    NotListening,
+    find_micropython,
+    free_port,
+    serving_env,
+    wait_port,
+)
+from ws_game_client import WsGameClient
 
-from ws_game_client import WsGameClient  # noqa: E402
-
-RUN_HOST = ROOT / "tools" / "run_host.sh"
+RUN_HOST = TOOLS / "run_host.sh"
 OBSERVERS = int(os.environ.get("BENCH_OBSERVERS", "4"))
 
 ECHO_SERVER = """
@@ -62,34 +69,11 @@ app.run(host="127.0.0.1", port=int(sys.argv[1]))
 """
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def find_micropython():
-    for candidate in (
-        os.environ.get("MICROPY_MICROPYTHON"),
-        str(ROOT / ".venv" / "bin" / "micropython"),
-        shutil.which("micropython"),
-    ):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    sys.exit("latency_bench: no micropython binary (make venv, or set MICROPY_MICROPYTHON)")
-
-
-def wait_port(port, process, log_path, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit("latency_bench: server exited:\n" + Path(log_path).read_text())
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    sys.exit("latency_bench: server not listening after %.0f s" % timeout)
+def wait_listening(port, process, log_path):
+    try:
+        wait_port(port, process=process)
+    except NotListening as err:
+        sys.exit("latency_bench: server: %s:\n%s" % (err, Path(log_path).read_text()))
 
 
 def stop(process):
@@ -238,7 +222,7 @@ async def measure_echo(url, samples, size, pause_s):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=200)
-    parser.add_argument("--heap", default=os.environ.get("MAZE_HEAP", "96wK"))
+    parser.add_argument("--heap", default=os.environ.get("MAZE_HEAP", BOARD_HEAP))
     parser.add_argument("--preset", default="classic")
     parser.add_argument("--quick", action="store_true", help="50 samples")
     parser.add_argument("--json", action="store_true", help="end with the figures as JSON")
@@ -247,6 +231,8 @@ def main(argv=None):
     if args.quick:
         args.samples = 50
     upy = find_micropython()
+    if upy is None:
+        sys.exit("latency_bench: no micropython binary (make venv, or set MICROPY_MICROPYTHON)")
     cooldown_ms = 100
     work = Path(tempfile.mkdtemp(prefix="latency-bench-"))
     flash = work / "flash"
@@ -256,15 +242,8 @@ def main(argv=None):
     )
     game_port = free_port()
     echo_port = free_port()
-    env = dict(os.environ)
-    env.update(
-        MICROPY_MICROPYTHON=upy,
-        MAZE_FLASH_DIR=str(flash),
-        MAZE_HTTP_PORT=str(game_port),
-        MAZE_DNS_PORT=str(free_port()),
-        MAZE_BIND="127.0.0.1",
-        MAZE_HEAP=args.heap,
-    )
+    env = dict(os.environ, MICROPY_MICROPYTHON=upy, MAZE_FLASH_DIR=str(flash), MAZE_HEAP=args.heap)
+    env.update(serving_env(game_port, free_port(socket.SOCK_DGRAM)))
     game_log = work / "game.log"
     echo_log = work / "echo.log"
     with open(game_log, "wb") as log:
@@ -273,7 +252,7 @@ def main(argv=None):
         )
     echo = None
     try:
-        wait_port(game_port, game, game_log)
+        wait_listening(game_port, game, game_log)
         (work / "echo.py").write_text(ECHO_SERVER)
         with open(echo_log, "wb") as log:
             echo = subprocess.Popen(
@@ -283,7 +262,7 @@ def main(argv=None):
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        wait_port(echo_port, echo, echo_log)
+        wait_listening(echo_port, echo, echo_log)
         game_url = "ws://127.0.0.1:%d/ws" % game_port
         to_ack, to_player, to_obs, view_bytes, obs_bytes = asyncio.run(
             measure_game(game_url, args.samples, cooldown_ms)

@@ -45,16 +45,13 @@ import urllib.request
 from collections import deque
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TOOLS))
+import build_image
+from hostenv import BUILD, LOOPBACK, free_port, serving_env
+from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes
+from ws_game_client import BITS, DIRS, DX, DY, WsGameClient
 
-import build_image  # noqa: E402
-from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes  # noqa: E402
-from ws_game_client import BITS, DIRS, DX, DY, WsGameClient  # noqa: E402
-
-ROOT = TOOLS.parent
-DEFAULT_JSON = ROOT / "build" / "mem.json"
-DEFAULT_ROMFS_JSON = ROOT / "build" / "mem-romfs.json"
+DEFAULT_JSON = BUILD / "mem.json"
+DEFAULT_ROMFS_JSON = BUILD / "mem-romfs.json"
 DEFAULT_MOVES = 2000
 OBSERVERS = 4
 STEP_WK = 4  # bisection granularity (K words)
@@ -109,15 +106,9 @@ def deploy(image, flash, settings, romfs=False):
     (flash / "settings.json").write_text(json.dumps(settings))
 
 
-def free_port(kind):
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def get_status(port):
     """The board's /status as a dict (main.py collects garbage before reading the heap)."""
-    with urllib.request.urlopen("http://127.0.0.1:%d/status" % port, timeout=10) as resp:
+    with urllib.request.urlopen("http://%s:%d/status" % (LOOPBACK, port), timeout=10) as resp:
         return json.loads(resp.read())
 
 
@@ -298,7 +289,7 @@ def _memory_figures(status, reserved=0):
 
 
 async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
-    url = "ws://127.0.0.1:%d/ws" % http_port
+    url = "ws://%s:%d/ws" % (LOOPBACK, http_port)
     reserved = result.get("reserved", 0)
     rng = random.Random(seed)
     clients = []
@@ -401,14 +392,7 @@ def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=No
         deploy(image, work / "flash", run_settings, romfs=bool(romfs))
         with VirtualBoard(work / "flash", heapsize=heap, romfs=romfs) as board:
             http_port = free_port(socket.SOCK_STREAM)
-            dns_port = free_port(socket.SOCK_DGRAM)
-            board.boot(
-                {
-                    "MAZE_HTTP_PORT": str(http_port),
-                    "MAZE_DNS_PORT": str(dns_port),
-                    "MAZE_BIND": "127.0.0.1",
-                }
-            )
+            board.boot(serving_env(http_port, free_port(socket.SOCK_DGRAM)))
             try:
                 board.wait_listening(http_port, timeout=30)
                 result["reserved"] = reserved = reserved_bytes(board.read_log())
@@ -550,7 +534,8 @@ def parts(image, settings=None, romfs=None):
     the code is imported from that ROMFS image at /rom."""
     import subprocess
 
-    from virtual_board import board_path, find_micropython
+    from hostenv import find_micropython
+    from virtual_board import board_path
 
     work = Path(tempfile.mkdtemp(prefix="mem-parts-"))
     try:

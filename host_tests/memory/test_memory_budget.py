@@ -25,7 +25,7 @@ MOVES = 2000
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _micropython(virtual_board_binary):
+def _micropython(upy_binary):
     """Every test here needs the unix port (skipped without it, a failure under CI=true)."""
 
 

@@ -16,20 +16,14 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from hostenv import BOARD_HEAP, ROOT, free_port, serving_env
+
 RUN_HOST = ROOT / "tools" / "run_host.sh"
-# The Python heap the host board gets: 128 KB of 32-bit words, an ESP32 heap after one growth
-# (platform.md), as tools/run_host.sh defaults to. MAZE_TEST_HEAP overrides it. (The network
-# periphery alone served at 48wK; with the game gateway, from .py sources, it needs ~96wK.)
-HOST_HEAP = os.environ.get("MAZE_TEST_HEAP", "128wK")
+# The Python heap the host board gets: the board heap (hostenv.BOARD_HEAP), as tools/run_host.sh
+# defaults to. MAZE_TEST_HEAP overrides it. (The network periphery alone served at 48wK; with
+# the game gateway, from .py sources, it needs ~96wK.)
+HOST_HEAP = os.environ.get("MAZE_TEST_HEAP", BOARD_HEAP)
 READY_TIMEOUT_S = 20.0
-
-
-def free_port(kind=socket.SOCK_STREAM):
-    """A port on 127.0.0.1 that is free right now for `kind` (TCP or UDP)."""
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def microdot_dir():
@@ -100,11 +94,9 @@ def start_host_board(upy_binary, workdir, settings_json=None, heap=HOST_HEAP):
         MICROPY_MICROPYTHON=upy_binary,
         MICRODOT_DIR=microdot_dir(),
         MAZE_FLASH_DIR=str(flash),
-        MAZE_HTTP_PORT=str(http_port),
-        MAZE_DNS_PORT=str(dns_port),
-        MAZE_BIND="127.0.0.1",
         MAZE_HEAP=heap,
     )
+    env.update(serving_env(http_port, dns_port))
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             ["sh", str(RUN_HOST)],
