@@ -18,14 +18,12 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[0:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "host_tests", "core")]
-
-from bench_core import Workload, record_workload  # noqa: E402
-from driver import new_match  # noqa: E402
-from game import rules  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
-from hostenv import BOARD_HEAP, find_micropython  # noqa: E402
+import _path  # noqa: F401  (firmware/ on sys.path)
+from bench_core import Workload, record_workload
+from driver import new_match
+from game import rules
+from game.projector import OBSERVER, Projector
+from hostenv import BOARD_HEAP, BUILD, ROOT, TOOLS, find_micropython
 
 # ESP32 time is estimated as unix-port time x 200: MicroPython on an ESP32 at 240 MHz runs about
 # 150-250x slower than the unix port on a modern x86 core (pystone and chaos from MicroPython's
@@ -186,7 +184,7 @@ def wire_section(workload, quick):
 
 
 def latency_section(quick):
-    script = os.path.join(ROOT, "tools", "latency_bench.py")
+    script = str(TOOLS / "latency_bench.py")
     if not os.path.exists(script):
         return {"skipped": "tools/latency_bench.py not present"}
     cmd = [sys.executable, script, "--json"]
@@ -196,7 +194,7 @@ def latency_section(quick):
 
 
 def memory_section():
-    path = os.path.join(ROOT, "build", "mem.json")
+    path = BUILD / "mem.json"
     if not os.path.exists(path):
         return {"skipped": "run `make mem` first (writes build/mem.json)"}
     with open(path) as f:
@@ -287,8 +285,8 @@ def main(argv):
     skip = set(argv[argv.index("--skip") + 1 :]) if "--skip" in argv else set()
     started = time.time()
     moves = 500 if quick else 2000
-    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
-    workload_path = os.path.join(ROOT, "build", "bench-workload.bin")
+    BUILD.mkdir(exist_ok=True)
+    workload_path = str(BUILD / "bench-workload.bin")
     workload = record_workload(7, "classic", moves)
     workload.save(workload_path)
     report = {
@@ -313,7 +311,7 @@ def main(argv):
     )
     report["memory"] = memory_section()
     report["seconds"] = round(time.time() - started, 1)
-    with open(os.path.join(ROOT, "build", "bench.json"), "w") as f:
+    with open(BUILD / "bench.json", "w") as f:
         json.dump(report, f, indent=2)
     print_table(report)
     print("\nwritten: build/bench.json (%.0f s)" % report["seconds"])

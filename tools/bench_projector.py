@@ -6,14 +6,12 @@
 #   micropython tools/bench_projector.py --raw            one JSON line per scenario (used above)
 #
 # Runs under both interpreters; the CPython run starts the micropython binary for its column.
+import json
 import sys
 
-sys.path[0:0] = ["firmware", "host_tests/core"]
-
-import json  # noqa: E402
-
-from driver import new_match, play  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
+import _path  # noqa: F401  (firmware/ on sys.path)
+from driver import new_match, play
+from game.projector import OBSERVER, Projector
 
 try:
     from time import ticks_diff, ticks_us  # MicroPython
@@ -119,22 +117,17 @@ def run_all():
 
 
 def _upy_rows():
-    # CPython only: the same measurements under the micropython binary.
-    import os
-    import shutil
+    # CPython only (hostenv is): the same measurements under the micropython binary.
     import subprocess
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    binary = os.environ.get("MICROPY_MICROPYTHON") or os.path.join(
-        root, ".venv", "bin", "micropython"
-    )
-    if not os.path.isfile(binary):
-        binary = shutil.which("micropython")
+    from hostenv import ROOT, find_micropython
+
+    binary = find_micropython()
     if not binary:
         return None
     out = subprocess.run(
         [binary, "-X", "heapsize=2wM", "tools/bench_projector.py", "--raw"],
-        cwd=root,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,

@@ -4,9 +4,8 @@
 # Usage: diff_trace.py FIRST_SEED COUNT STEPS
 import sys
 
-sys.path[0:0] = ["firmware", "host_tests/core"]
-
-from driver import digest_trace  # noqa: E402
+import _path  # noqa: F401  (firmware/ on sys.path)
+from driver import digest_trace
 
 PRESET_CYCLE = ("small", "classic", "large", "huge")
 

@@ -3,15 +3,13 @@
 # under CPython and MicroPython; host_tests/test_projector_differential.py runs it on both and
 # compares the lines (byte-identical records on both interpreters).
 # Usage: projector_trace.py FIRST_SEED COUNT STEPS [--dump]   (--dump prints every record)
+import hashlib
 import sys
+from binascii import hexlify
 
-sys.path[0:0] = ["firmware", "host_tests/core"]
-
-import hashlib  # noqa: E402
-from binascii import hexlify  # noqa: E402
-
-from driver import new_match, play  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
+import _path  # noqa: F401  (firmware/ on sys.path)
+from driver import new_match, play
+from game.projector import OBSERVER, Projector
 
 PRESET_CYCLE = ("small", "classic", "large", "huge")
 

@@ -2,26 +2,8 @@
 # boundary", "Exits and results") and docs/protocol.md with plain dicts and lists, independent of
 # game/projector.py. Tests compare what the projector's records decode to (tools/view_decoder.py)
 # with expected_view(). Runs on CPython and MicroPython.
-import sys
-
 from game.rules import NO_BEARING, PHASE_NAMES, RESULT_NAMES
-
-
-def _add_tools_path():
-    # pytest puts tools/ on sys.path (pyproject); tools/upytest.py puts only firmware/ and
-    # host_tests/core/ there, so derive tools/ from the latter.
-    suffix = "host_tests/core"
-    for entry in sys.path:
-        if entry.endswith(suffix):
-            tools = entry[: len(entry) - len(suffix)] + "tools"
-            if tools not in sys.path:
-                sys.path.append(tools)
-            return
-
-
-_add_tools_path()
-
-from view_decoder import decode  # noqa: E402
+from view_decoder import decode
 
 ROLE_NAMES = ("obs", "p1", "p2")
 

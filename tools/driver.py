@@ -2,6 +2,8 @@
 # benchmarks: two scripted players that mostly head for their goals (own key, then own exit,
 # then out), with random moves, drops, clock jumps, early and out-of-order timestamps mixed in.
 # It uses only the core's PRNG, so the same seed drives the same match on both interpreters.
+# A library (no sys.path edits): the core tests import it under pytest and tools/upytest.py,
+# the tools after `import _path`.
 from game import rules
 from game.engine import Match
 from game.maze import distances, neighbour
