@@ -24,10 +24,11 @@ Heap figures: `-X heapsize=NwK` gives N K machine words scaled to 32-bit sizes, 
 port's 64-bit heap is twice the bytes a 32-bit board (ESP32) would have; the figures printed
 are the board's own (/status, after a collection) in unix bytes and halved as "32-bit equiv".
 
-The players know only their own square (radius 3): each keeps the cells and objects it has
-seen this match, walks to its own key once seen, then to its own exit and out; otherwise it
-explores the nearest unseen cell (random among equals). Opponent keys picked up on the way are
-dropped at once. A finished match is followed by a rematch, so several mazes are generated.
+The players (tools/bots.py, FogOfWar) know only their own square (radius 3): each keeps the
+cells and objects it has seen this match, walks to its own key once seen, then to its own exit
+and out; otherwise it explores the nearest unseen cell (random among equals). Opponent keys
+picked up on the way are dropped at once. A finished match is followed by a rematch, so
+several mazes are generated.
 """
 
 import argparse
@@ -42,13 +43,13 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections import deque
 from pathlib import Path
 
 import build_image
+from bots import DIRS, FogOfWar
 from hostenv import BUILD, LOOPBACK, free_port, serving_env
 from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes
-from ws_game_client import BITS, DIRS, DX, DY, WsGameClient
+from ws_game_client import WsGameClient
 
 DEFAULT_JSON = BUILD / "mem.json"
 DEFAULT_ROMFS_JSON = BUILD / "mem-romfs.json"
@@ -116,7 +117,8 @@ def get_status(port):
 
 
 class Client(WsGameClient):
-    """One phone (the shared protocol client); players also map what they see this match."""
+    """One phone (the shared protocol client); players also map what they see this match
+    (bots.FogOfWar)."""
 
     def __init__(self, url, name, role):
         super().__init__(url, name, HEARTBEAT_S, open_timeout=10, reply_timeout=REPLY_TIMEOUT_S)
@@ -124,8 +126,7 @@ class Client(WsGameClient):
         self.refusals = {}  # err code -> count (moves only)
         self.acks = 0  # accepted moves
         self.match = 0  # +1 at every countdown (a new maze)
-        self.cells = {}  # this match's cells seen: index -> passage flags
-        self.things = {}  # this match's objects seen: (kind, owner) -> (variant, cell)
+        self.fog = FogOfWar()
 
     @property
     def seat(self):
@@ -134,17 +135,11 @@ class Client(WsGameClient):
     def on_message(self, msg):
         if msg.get("t") == "ev" and msg.get("e") == "phase" and msg.get("ph") == "countdown":
             self.match += 1
-            self.cells = {}
-            self.things = {}
+            self.fog.forget()
 
     def on_view(self, view):
         if self.role == "play":
-            cells = view["cells"]
-            self.cells.update(cells)
-            for key in [k for k, (_, cell) in self.things.items() if cell in cells]:
-                del self.things[key]  # seen again: where it is now is in this view, or nowhere
-            for kind, owner, variant, cell in view["objects"]:
-                self.things[(kind, owner)] = (variant, cell)
+            self.fog.see(view)
 
     def timeout_error(self, what, timeout):
         return RunFailed("%s: no %s within %.0f s" % (self.name, what, timeout))
@@ -156,70 +151,7 @@ class Client(WsGameClient):
         return await super().join(self.role, name=self.name)
 
 
-# ---- the players' strategy ------------------------------------------------------------------
-
-
-def choose(client, rng):
-    """The next direction for a player in an active match, or None (nothing sensible)."""
-    view = client.view
-    st = view["st"]
-    w, h = view["w"], view["h"]
-    pos = st["p"]
-    seat = client.seat
-    own_exit = client.things.get((1, seat))
-    if st["xo"] and own_exit is not None and own_exit[1] == pos:
-        return own_exit[0]  # out through the open exit
-    goal = None
-    if st["k"] != seat:
-        found = client.things.get((0, seat))
-        goal = found[1] if found else None
-    elif own_exit is not None:
-        goal = own_exit[1]
-    other_key = client.things.get((0, 3 - seat))
-    avoid = (other_key[1],) if other_key else ()
-    route = None
-    if goal is not None:
-        route = _route(client.cells, w, h, pos, lambda c: c == goal, avoid, rng)
-    if route is None:  # explore: the nearest cell not seen yet
-        route = _route(client.cells, w, h, pos, lambda c: c not in client.cells, avoid, rng)
-    if route is None:
-        route = _route(client.cells, w, h, pos, lambda c: c not in client.cells, (), rng)
-    if route:
-        return route
-    flags = client.cells.get(pos, 0)
-    open_sides = [d for d in range(4) if flags & BITS[d] and _inside(pos, d, w, h)]
-    return rng.choice(open_sides) if open_sides else None
-
-
-def _inside(cell, d, w, h):
-    x = cell % w + DX[d]
-    y = cell // w + DY[d]
-    return 0 <= x < w and 0 <= y < h
-
-
-def _route(cells, w, h, start, is_goal, avoid, rng):
-    """First direction of a shortest path over known open passages to a cell where is_goal
-    holds (an unseen cell ends a path), or None."""
-    first = {start: None}
-    queue = deque([start])
-    while queue:
-        here = queue.popleft()
-        flags = cells.get(here)
-        if flags is None:
-            continue  # unseen: its passages are unknown
-        dirs = [0, 1, 2, 3]
-        rng.shuffle(dirs)
-        for d in dirs:
-            if not flags & BITS[d] or not _inside(here, d, w, h):
-                continue
-            nxt = here + DX[d] + DY[d] * w
-            if nxt in first or nxt in avoid:
-                continue
-            first[nxt] = d if here == start else first[here]
-            if is_goal(nxt):
-                return first[nxt]
-            queue.append(nxt)
-    return None
+# ---- the players ----------------------------------------------------------------------------
 
 
 async def play(client, tally, target, cooldown_s, rng):
@@ -248,7 +180,7 @@ async def play(client, tally, target, cooldown_s, rng):
                     "key dropped",
                 )
             continue
-        d = choose(client, rng)
+        d = client.fog.choose(client.view, client.seat, rng)
         if d is None:
             await asyncio.sleep(0.01)
             continue

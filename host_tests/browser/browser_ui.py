@@ -13,10 +13,10 @@ import os
 import time
 from pathlib import Path
 
-from game_client import DIRS, find_object, path, step
 from playwright.sync_api import Error as PlaywrightError
 from websockets.sync.client import connect
 
+from bots import BITS, DIRS, find_object, inside, path, step
 from view_decoder import ViewDecoder, ViewError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -316,10 +316,7 @@ def straight_run(maze, start, d):
     w, h, cells = maze["w"], maze["h"], maze["cells"]
     out = []
     here = start
-    while cells[here] & (1, 2, 4, 8)[d]:
-        x, y = here % w + (0, 1, 0, -1)[d], here // w + (-1, 0, 1, 0)[d]
-        if not (0 <= x < w and 0 <= y < h):
-            break
-        here = y * w + x
+    while cells[here] & BITS[d] and inside(here, d, w, h):
+        here = step(here, d, w)
         out.append(here)
     return out

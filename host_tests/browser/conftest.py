@@ -19,7 +19,6 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # browser_ui, ws_proxy
 sys.path.insert(0, str(HERE.parent / "net"))  # netboard: the host-board launcher
-sys.path.insert(0, str(HERE.parent / "gateway"))  # game_client: routes over the maze
 
 from browser_ui import CHROMIUM, LAUNCH_ARGS, BrowserKit  # noqa: E402
 from netboard import start_host_board, stop_host_board  # noqa: E402

@@ -22,6 +22,13 @@ import urllib.request
 import pytest
 
 import build_image
+from game_client import (
+    both_ready,
+    close_all,
+    fetch_own_key_and_open_exit,
+    run,
+    two_players_and_observer,
+)
 from hostenv import BOARD_HEAP, FIRMWARE, ROOT, TOOLS, free_port, heap_bytes, serving_env
 from virtual_board import VirtualBoard, reserved_bytes
 
@@ -319,15 +326,6 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
     booted as a reset would, then two players and an observer play a match over WebSocket."""
     import asyncio
     import json
-
-    sys.path.insert(0, str(ROOT / "host_tests" / "gateway"))
-    from game_client import (
-        both_ready,
-        close_all,
-        fetch_own_key_and_open_exit,
-        run,
-        two_players_and_observer,
-    )
 
     flash = tmp_path / "flash"
     flash.mkdir()

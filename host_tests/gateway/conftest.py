@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # game_client
 sys.path.insert(0, str(HERE.parent / "net"))  # netboard: the host-board launcher
 
 from netboard import start_host_board, stop_host_board  # noqa: E402

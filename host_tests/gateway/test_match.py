@@ -4,6 +4,7 @@ import asyncio
 import time
 
 import pytest
+
 from game_client import (
     GameClient,
     both_ready,
