@@ -10,6 +10,7 @@ tools/_path.py, which also runs under MicroPython.
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -91,6 +92,17 @@ def wait_port(port, host=LOOPBACK, timeout=20.0, process=None):
             if time.monotonic() > deadline:
                 raise NotListening("nothing listens on %s:%d after %gs" % (host, port, timeout))
             time.sleep(0.05)
+
+
+def stop_process(process, timeout=5.0):
+    """End a Popen: SIGTERM, then SIGKILL if it lingers. Safe to call twice."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=timeout)
 
 
 def main(argv):
