@@ -386,111 +386,51 @@ def describe(result):
 
 # ---- resident cost per part ----------------------------------------------------------------
 
-# Run on the unix port in a flash folder holding the image: the same imports and objects as
-# main.py, in its order, with a collection before and after each step. Keep it in step with
-# firmware/main.py. Prints "part bytes" lines, then the qstr pool line of qstr_info().
+# Run on the virtual board in place of boot.py and main.py, after the same prologue (the
+# built-in stand-ins, and a ROMFS image, outside the heap): imports the image's main.py and
+# calls its wire() with a step that collects and prints the bytes that stayed resident since
+# the step before ("part <name> <bytes>"); then the qstr pool of qstr_info().
 _PARTS_SCRIPT = """
-import gc, sys, micropython
-def used():
+import gc, micropython
+def _used():
     gc.collect()
     return gc.mem_alloc()
-last = [used()]
-def part(name):
-    now = used()
-    print('part', name, now - last[0])
-    last[0] = now
+def _part(name):
+    now = _used()
+    print('part', name, now - _last[0])
+    _last[0] = now
+_last = [_used()]
 import asyncio, time
-part('asyncio')
-class Config:
-    pass
-from net.settings import load_settings
-from net.access_point import start_access_point
-settings, problems = load_settings()
-address = start_access_point(settings, lambda line: None)
-config = Config()
-for name, value in settings.pairs():
-    setattr(config, name, value)
-part('boot-only modules (settings, access point), while loaded')
-import network
-wlan = network.WLAN(network.AP_IF)
-del settings, load_settings, start_access_point
-import net
-for name in ('net.settings', 'net.access_point', 'machine'):
-    if sys.modules.pop(name, None) is not None and '.' in name:
-        delattr(net, name.split('.')[1])
-part('after dropping them (their qstrs stay)')
-from microdot import Microdot
-part('microdot (core, websocket, helpers)')
-import game.engine
-part('game core (engine, rules, maze, placement, fifo, prng)')
-import game.projector
-part('game.projector (+ jsonbuf)')
-import net.intents
-part('net.intents')
-import net.match_host
-part('net.match_host')
-from net.gateway import add_game_routes
-part('net.gateway')
-from net import portal
-part('net.portal')
-from net.captive_dns import CaptiveDns
-part('net.captive_dns')
-dns = CaptiveDns(address, config.dns_port, '127.0.0.1')
-app = Microdot()
-game = add_game_routes(app, config, lambda line: None)
-part('objects: Match, Projector, Gateway buffers, CaptiveDns')
-portal.add_portal_routes(app, portal.board_url(address, 8080))
-portal.add_status_route(app, dict)
-portal.add_client_routes(app, 'web')
-part('routes (4) and handlers')
-game.host.observer_view()
-part('observer view frames (SharedView)')
+_part('asyncio')
+import main
+_part('main.py (its functions, compiled from source)')
+_board = main.wire(_part)
+_board.game.host.views.observer_frames()
+_part('observer view frames (SharedView)')
 micropython.qstr_info()
 """
 
 
-# With a ROMFS image: mounted at /rom first, as the board's firmware would (its bytes are
-# allocated before the first measurement, so no part includes them).
-_PARTS_ROMFS = """
-import sys, vfs
-with open(%r, 'rb') as f:
-    vfs.mount(vfs.VfsRom(f.read()), '/rom')
-sys.path[0:0] = ['/rom', '/rom/lib']
-del f
-"""
-
-
 def parts(image, settings=None, romfs=None):
-    """[(part, unix bytes)] resident after each step of main.py's wiring, plus the qstr pool
-    total (already counted inside the parts: every module interns its names). With `romfs`
-    the code is imported from that ROMFS image at /rom."""
-    import subprocess
-
-    from hostenv import find_micropython
-    from virtual_board import board_path
-
+    """[(part, unix bytes)] resident after each step of main.py's wiring (main.wire()), plus
+    the qstr pool total (already counted inside the parts: every module interns its names).
+    With `romfs` the code is imported from that ROMFS image at /rom."""
     work = Path(tempfile.mkdtemp(prefix="mem-parts-"))
     try:
         flash = work / "flash"
         deploy(image, flash, settings or RUN_SETTINGS, romfs=bool(romfs))
-        env = dict(os.environ, MICROPYPATH=board_path(flash))
-        script = (_PARTS_ROMFS % str(romfs) if romfs else "") + _PARTS_SCRIPT
-        out = subprocess.run(
-            [find_micropython(), "-X", "heapsize=1wM", "-c", script],
-            cwd=flash,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        if out.returncode != 0:
-            raise RunFailed("parts script failed: " + (out.stderr or out.stdout)[-500:])
+        with VirtualBoard(flash, heapsize="1wM", romfs=romfs) as board:
+            process = board.boot(program=_PARTS_SCRIPT)
+            process.wait(timeout=60)
+            out = board.read_log()
+        if process.returncode != 0:
+            raise RunFailed("parts script failed: " + out[-500:])
         rows = []
-        for line in out.stdout.splitlines():
+        for line in out.splitlines():
             if line.startswith("part "):
                 name, _, size = line[5:].rpartition(" ")
                 rows.append((name, int(size)))
-        found = re.search(r"n_qstr=(\d+).*n_total_bytes=(\d+)", out.stdout)
+        found = re.search(r"n_qstr=(\d+).*n_total_bytes=(\d+)", out)
         if found:
             rows.append(("(qstr pool: %s names)" % found.group(1), int(found.group(2))))
         return rows

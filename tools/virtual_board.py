@@ -240,15 +240,15 @@ class VirtualBoard:
             raise VirtualBoardError(f"micropython failed: {out.stderr.strip()}")
         return int(out.stdout.split()[-1])
 
-    def _boot_command(self):
+    def _boot_command(self, program=_BOOT_SCRIPT):
         """argv and script of a reset: the prologue (built-ins and ROMFS outside the heap),
-        then boot.py and main.py."""
+        then `program` (boot.py and main.py)."""
         if self.romfs is not None and not self.romfs.is_file():
             raise VirtualBoardError(f"no ROMFS image at {self.romfs}")
         if not self.heapsize:
             if self.romfs is not None:
                 raise VirtualBoardError("a ROMFS board needs an explicit heapsize")
-            return self._argv(), _BOOT_SCRIPT
+            return self._argv(), program
         prologue = _PROLOGUE_START
         room = _PROLOGUE_ROOM
         if self.hostboard:
@@ -260,7 +260,7 @@ class VirtualBoard:
         prologue += _PROLOGUE_END.format(target=self.gc_heap_total())
         # the pinned bytes, plus the GC's own tables for them (~1.2%)
         grown = heap_bytes(self.heapsize) + room * 102 // 100
-        return self._argv(grown), prologue + _BOOT_SCRIPT
+        return self._argv(grown), prologue + program
 
     def start_repl(self):
         """(Re)start the REPL on the pty, ending a booted app first (like a reset)."""
@@ -297,8 +297,9 @@ class VirtualBoard:
             if ready:
                 seen += os.read(self._slave, 4096)
 
-    def boot(self, env=None):
-        """Reset into the deployed firmware: boot.py then main.py from the flash folder.
+    def boot(self, env=None, program=_BOOT_SCRIPT):
+        """Reset into the deployed firmware: boot.py then main.py from the flash folder (or
+        `program`, MicroPython source run in their place, after the same prologue).
 
         The REPL ends (the port answers nobody until start_repl()); the app's output goes to
         self.log_path. Returns the app's Popen.
@@ -309,7 +310,7 @@ class VirtualBoard:
         if self._log_dir is None:
             self._log_dir = tempfile.mkdtemp(prefix="vboard-log-")
         self.log_path = Path(self._log_dir) / "app.log"
-        argv, script = self._boot_command()
+        argv, script = self._boot_command(program)
         self._log_file = open(self.log_path, "wb")  # closed in _end_process
         self.process = subprocess.Popen(
             argv + ["-c", script],
