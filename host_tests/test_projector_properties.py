@@ -10,7 +10,7 @@ import copy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from driver import new_match, play
+from driver import every, new_match, play
 from game import rules
 from game.projector import OBSERVER, Projector
 from game.rules import RECORD_MAX
@@ -38,15 +38,8 @@ _POOL = []
 
 
 def _collect(m, seed):
-    step = [0]
-
-    def keep(m, kind, seat, arg, t, code):
-        step[0] += 1
-        if step[0] % 20 == 0:
-            _POOL.append(copy.deepcopy(m))
-
     _POOL.append(copy.deepcopy(m))
-    play(m, seed, 400, keep)
+    play(m, seed, 400, every(20, lambda m: _POOL.append(copy.deepcopy(m))))
     _POOL.append(copy.deepcopy(m))
 
 

@@ -12,27 +12,10 @@ import sys
 from array import array
 
 import _path  # noqa: F401  (firmware/ on sys.path)
+from benchclock import elapsed_us, now_us
 from driver import new_match, play
 from game import rules
 from game.projector import OBSERVER, Projector
-
-try:  # MicroPython
-    from time import ticks_diff, ticks_us
-
-    def now_us():
-        return ticks_us()
-
-    def elapsed_us(start):
-        return ticks_diff(ticks_us(), start)
-
-except ImportError:  # CPython
-    from time import perf_counter_ns
-
-    def now_us():
-        return perf_counter_ns() // 1000
-
-    def elapsed_us(start):
-        return perf_counter_ns() // 1000 - start
 
 
 def record_workload(seed, preset, moves):

@@ -10,27 +10,9 @@ import json
 import sys
 
 import _path  # noqa: F401  (firmware/ on sys.path)
-from driver import new_match, play
+from benchclock import elapsed_us, now_us
+from driver import every, new_match, play
 from game.projector import OBSERVER, Projector
-
-try:
-    from time import ticks_diff, ticks_us  # MicroPython
-
-    def _clock():
-        return ticks_us()
-
-    def _elapsed_us(start):
-        return ticks_diff(ticks_us(), start)
-
-except ImportError:  # CPython
-    from time import perf_counter_ns
-
-    def _clock():
-        return perf_counter_ns()
-
-    def _elapsed_us(start):
-        return (perf_counter_ns() - start) / 1000
-
 
 # (name, preset, roles, vision moves set on both seats: 0 = radius 3, 10 = radius 6)
 SCENARIOS = (
@@ -57,18 +39,6 @@ def _project(proj, m, role):
     return count, size
 
 
-def _every(n, fn):
-    # An on_step callback for driver.play() calling fn(m) after every n-th command.
-    step = [0]
-
-    def on_step(m, kind, seat, arg, t, code):
-        step[0] += 1
-        if step[0] % n == 0:
-            fn(m)
-
-    return on_step
-
-
 def measure(name, preset, roles, vision):
     proj = Projector()
     stats = [0, 0, 0, 0, 0, 0.0]  # views, records, bytes, max records, max bytes, us
@@ -87,9 +57,9 @@ def measure(name, preset, roles, vision):
             stats[4] = max(stats[4], size)
             best = None
             for _ in range(REPEAT):  # the fastest of a few runs: the least disturbed one
-                start = _clock()
+                start = now_us()
                 _project(proj, m, role)
-                us = _elapsed_us(start)
+                us = elapsed_us(start)
                 if best is None or us < best:
                     best = us
             stats[5] += best
@@ -97,7 +67,7 @@ def measure(name, preset, roles, vision):
         m.vision[2] = saved2
 
     for seed in range(SEEDS):
-        play(new_match(seed, preset, countdown_ms=0), seed, STEPS, _every(EVERY, sample))
+        play(new_match(seed, preset, countdown_ms=0), seed, STEPS, every(EVERY, sample))
     views = stats[0]
     return {
         "name": name,

@@ -5,9 +5,7 @@
 import sys
 
 import _path  # noqa: F401  (firmware/ on sys.path)
-from driver import digest_trace
-
-PRESET_CYCLE = ("small", "classic", "large", "huge")
+from driver import digest_trace, preset_of
 
 
 def main(argv):
@@ -15,7 +13,7 @@ def main(argv):
     count = int(argv[2])
     steps = int(argv[3])
     for seed in range(first, first + count):
-        preset = PRESET_CYCLE[seed % len(PRESET_CYCLE)]
+        preset = preset_of(seed)
         trace = digest_trace(seed, preset, steps)
         print(seed, preset, " ".join(str(d) for d in trace))
 

@@ -8,10 +8,8 @@ import sys
 from binascii import hexlify
 
 import _path  # noqa: F401  (firmware/ on sys.path)
-from driver import new_match, play
+from driver import new_match, play, preset_of
 from game.projector import OBSERVER, Projector
-
-PRESET_CYCLE = ("small", "classic", "large", "huge")
 
 
 def trace(seed, preset, steps, dump=False):
@@ -50,7 +48,7 @@ def main(argv):
     steps = int(argv[3])
     dump = "--dump" in argv
     for seed in range(first, first + count):
-        print(trace(seed, PRESET_CYCLE[seed % len(PRESET_CYCLE)], steps, dump))
+        print(trace(seed, preset_of(seed), steps, dump))
 
 
 if __name__ == "__main__":
