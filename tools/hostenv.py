@@ -27,6 +27,10 @@ HOSTBOARD = TOOLS / "hostboard"
 # its one growth (docs/memory.md); `w` counts 32-bit words whatever the port's word size, so this
 # is 112 KB on a board and 224 KB on the 64-bit unix port.
 BOARD_HEAP = "112wK"
+# The heap of the gateway tests and of the latency bench's gateway figures (docs/protocol.md,
+# "Gateway figures"): 2 players + 4 observers need 84wK with the firmware run from .py
+# sources, and this leaves a margin.
+GATEWAY_HEAP = "96wK"
 LOOPBACK = "127.0.0.1"
 
 

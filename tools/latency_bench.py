@@ -4,7 +4,7 @@
 # with 2 players + 4 observers, and a plain Microdot WebSocket echo under the same binary and
 # heap as the baseline, in the same run.
 #
-#   python tools/latency_bench.py [--samples 200 | --quick] [--heap 112wK] [--preset classic]
+#   python tools/latency_bench.py [--samples 200 | --quick] [--heap 96wK] [--preset classic]
 #                                 [--json] [--out FILE]
 #
 # --json prints the figures as one JSON line at the end of stdout (tools/bench.py reads it);
@@ -34,7 +34,7 @@ import websockets
 
 from host_board import HostBoardError, start_host_board, stop_host_board
 from hostenv import (
-    BOARD_HEAP,
+    GATEWAY_HEAP,
     LOOPBACK,
     NotListening,
     find_micropython,
@@ -202,7 +202,7 @@ async def measure_echo(url, samples, size, pause_s):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=200)
-    parser.add_argument("--heap", default=os.environ.get("MAZE_HEAP", BOARD_HEAP))
+    parser.add_argument("--heap", default=os.environ.get("MAZE_HEAP", GATEWAY_HEAP))
     parser.add_argument("--preset", default="classic")
     parser.add_argument("--quick", action="store_true", help="50 samples")
     parser.add_argument("--json", action="store_true", help="end with the figures as JSON")

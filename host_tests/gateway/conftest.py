@@ -12,11 +12,12 @@ import os
 import pytest
 
 from host_board import start_host_board, stop_host_board
+from hostenv import GATEWAY_HEAP
 
 # A board-like heap (32-bit-equivalent words) with a margin: 2 players + 4 observers run at
 # 84wK and this whole suite at 88wK with the firmware loaded from .py (docs/protocol.md,
 # "Gateway figures"). GAME_TEST_HEAP overrides it, e.g. to find the floor again.
-GAME_HEAP = os.environ.get("GAME_TEST_HEAP", "96wK")
+GAME_HEAP = os.environ.get("GAME_TEST_HEAP", GATEWAY_HEAP)
 
 # Fast settings: a 9x9 maze, the shortest cooldown the settings allow, a countdown long enough
 # to see, short grace and idle periods so their tests take a second or two.
