@@ -7,9 +7,12 @@ UPY := $(VENV)/bin/micropython
 RUFF := $(VENV)/bin/ruff
 STAMP := $(VENV)/.stamp
 
-# MicroPython heap for the core tests: 128wK is 128 KB of 32-bit-equivalent heap (the `w` suffix
-# scales by word size), close to an ESP32 heap after one growth. Override: make test-upy UPY_HEAP=2wM
-UPY_HEAP ?= 128wK
+# The board heap of laptop runs, defined once in tools/hostenv.py (BOARD_HEAP: an ESP32's heap
+# after its one growth, in 32-bit-equivalent words, the `w` suffix scaling by word size). The
+# core tests under MicroPython use it (override: make test-upy UPY_HEAP=2wM), and so does pytest
+# (it reads UPY_HEAP) and `make run` (RUN_HEAP).
+BOARD_HEAP := $(shell python3 tools/hostenv.py heap)
+UPY_HEAP ?= $(BOARD_HEAP)
 export UPY_HEAP
 
 .DEFAULT_GOAL := help
@@ -50,7 +53,7 @@ clean: ## remove build output and caches (keeps .venv)
 distclean: clean ## clean, and remove .venv too
 	rm -rf $(VENV)
 
-RUN_HEAP ?= 128wK
+RUN_HEAP ?= $(BOARD_HEAP)
 run: $(STAMP) ## host a game on this laptop (MicroPython unix port, board-like heap); Ctrl-C stops
 	MICROPY_MICROPYTHON=$(CURDIR)/$(UPY) MAZE_HEAP=$(RUN_HEAP) sh tools/run_host.sh
 

@@ -1,27 +1,17 @@
 # Shared pytest fixtures (CPython only): the repo root and running the MicroPython unix port.
+# Paths, the board heap and the binary come from tools/hostenv.py, as for every host tool.
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-# A board-like Python heap: `w` scales to 32-bit-equivalent bytes (128wK is 256 KB on 64-bit).
-# `make` passes its UPY_HEAP here so both runs use the same figure.
-DEFAULT_HEAPSIZE = os.environ.get("UPY_HEAP", "128wK")
+from hostenv import BOARD_HEAP, ROOT, find_micropython
 
-
-def find_upy_binary():
-    """The micropython binary to test with, or None: $MICROPY_MICROPYTHON, .venv, then PATH."""
-    override = os.environ.get("MICROPY_MICROPYTHON")
-    if override:
-        return override
-    venv_binary = REPO_ROOT / ".venv" / "bin" / "micropython"
-    if venv_binary.is_file():
-        return str(venv_binary)
-    return shutil.which("micropython")
+REPO_ROOT = ROOT
+# The board heap (hostenv.BOARD_HEAP), or `make`'s UPY_HEAP when set, so both runs agree.
+DEFAULT_HEAPSIZE = os.environ.get("UPY_HEAP", BOARD_HEAP)
 
 
 @pytest.fixture(scope="session")
@@ -31,26 +21,15 @@ def repo_root():
 
 @pytest.fixture(scope="session")
 def upy_binary():
-    binary = find_upy_binary()
+    """The unix port binary every micropython run uses, tools/virtual_board.py's too (skip
+    without it, or fail under CI=true)."""
+    binary = find_micropython()
     if binary is None:
         message = "no micropython binary (run `make venv`, or put micropython on PATH)"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
     return binary
-
-
-@pytest.fixture(scope="module")
-def virtual_board_binary():
-    """The micropython binary tools/virtual_board.py will run (skip, or fail under CI=true)."""
-    from virtual_board import VirtualBoardError, find_micropython
-
-    try:
-        return find_micropython()
-    except VirtualBoardError as err:
-        if os.environ.get("CI") == "true":
-            pytest.fail(str(err))
-        pytest.skip(str(err))
 
 
 @pytest.fixture

@@ -1,15 +1,10 @@
 # Property tests (hypothesis) over random command streams through the engine API.
-import os
-import sys
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path[0:0] = [os.path.join(os.path.dirname(__file__), "core")]
-
-from driver import goal_direction  # noqa: E402
-from game import rules  # noqa: E402
-from game.engine import KEY_SLOT, Match  # noqa: E402
+from driver import goal_direction
+from game import rules
+from game.engine import KEY_SLOT, Match
 
 STEP = st.tuples(
     st.sampled_from(("move", "goal", "goal", "goal", "drop", "advance", "forfeit")),

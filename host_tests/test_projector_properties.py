@@ -6,19 +6,15 @@
 # - random states of every size reassemble, through the decoder, into exactly the reference
 #   projection, every record <= 512 bytes, and players never get an observer's members.
 import copy
-import os
-import sys
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path[0:0] = [os.path.join(os.path.dirname(__file__), "core")]
-
-from driver import new_match, play  # noqa: E402
-from game import rules  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
-from game.rules import RECORD_MAX  # noqa: E402
-from projector_model import chebyshev, check_view, radius, records  # noqa: E402
+from driver import every, new_match, play
+from game import rules
+from game.projector import OBSERVER, Projector
+from game.rules import RECORD_MAX
+from projector_model import chebyshev, check_view, radius, records
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRESETS = ("small", "classic", "large", "huge")
@@ -42,15 +38,8 @@ _POOL = []
 
 
 def _collect(m, seed):
-    step = [0]
-
-    def keep(m, kind, seat, arg, t, code):
-        step[0] += 1
-        if step[0] % 20 == 0:
-            _POOL.append(copy.deepcopy(m))
-
     _POOL.append(copy.deepcopy(m))
-    play(m, seed, 400, keep)
+    play(m, seed, 400, every(20, lambda m: _POOL.append(copy.deepcopy(m))))
     _POOL.append(copy.deepcopy(m))
 
 

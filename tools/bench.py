@@ -18,24 +18,17 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[0:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "host_tests", "core")]
-
-from bench_core import Workload, record_workload  # noqa: E402
-from driver import new_match  # noqa: E402
-from game import rules  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
+import _path  # noqa: F401  (firmware/ on sys.path)
+from bench_core import Workload, record_workload
+from driver import new_match
+from game import rules
+from game.projector import OBSERVER, Projector
+from hostenv import BOARD_HEAP, BUILD, ROOT, TOOLS, find_micropython
 
 # ESP32 time is estimated as unix-port time x 200: MicroPython on an ESP32 at 240 MHz runs about
 # 150-250x slower than the unix port on a modern x86 core (pystone and chaos from MicroPython's
 # performance suite; see docs/performance.md and the platform notes).
 ESP32_FACTOR = 200
-HEAP = "128wK"
-
-
-def upy_binary():
-    local = os.path.join(ROOT, ".venv", "bin", "micropython")
-    return local if os.path.exists(local) else shutil.which("micropython")
 
 
 def run_json(cmd, timeout=900, env=None):
@@ -50,14 +43,14 @@ def run_json(cmd, timeout=900, env=None):
 
 def core_section(workload_path, moves):
     rows = []
-    upy = upy_binary()
+    upy = find_micropython()
     for views in (True, False):
         extra = [] if views else ["--no-views"]
         args = ["tools/bench_core.py", "--load", workload_path, "--moves", str(moves), *extra]
         best = {}
         for name, cmd in (
             ("cpython", [sys.executable, *args]),
-            ("micropython", [upy, "-X", "heapsize=" + HEAP, *args] if upy else None),
+            ("micropython", [upy, "-X", "heapsize=" + BOARD_HEAP, *args] if upy else None),
         ):
             if cmd is None:
                 continue
@@ -84,7 +77,8 @@ def core_section(workload_path, moves):
 
 
 def instr_section(workload_path, moves):
-    if not shutil.which("valgrind") or not upy_binary():
+    upy = find_micropython()
+    if not shutil.which("valgrind") or not upy:
         return {"skipped": "valgrind or micropython not available"}
     high = min(600, moves)
     low = high // 6
@@ -93,7 +87,7 @@ def instr_section(workload_path, moves):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "callgrind.out")
             cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
-            cmd += [upy_binary(), "-X", "heapsize=" + HEAP, "tools/bench_core.py"]
+            cmd += [upy, "-X", "heapsize=" + BOARD_HEAP, "tools/bench_core.py"]
             cmd += ["--load", workload_path, "--moves", str(moves), *flags]
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
         for line in proc.stderr.splitlines():
@@ -190,7 +184,7 @@ def wire_section(workload, quick):
 
 
 def latency_section(quick):
-    script = os.path.join(ROOT, "tools", "latency_bench.py")
+    script = str(TOOLS / "latency_bench.py")
     if not os.path.exists(script):
         return {"skipped": "tools/latency_bench.py not present"}
     cmd = [sys.executable, script, "--json"]
@@ -200,7 +194,7 @@ def latency_section(quick):
 
 
 def memory_section():
-    path = os.path.join(ROOT, "build", "mem.json")
+    path = BUILD / "mem.json"
     if not os.path.exists(path):
         return {"skipped": "run `make mem` first (writes build/mem.json)"}
     with open(path) as f:
@@ -291,8 +285,8 @@ def main(argv):
     skip = set(argv[argv.index("--skip") + 1 :]) if "--skip" in argv else set()
     started = time.time()
     moves = 500 if quick else 2000
-    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
-    workload_path = os.path.join(ROOT, "build", "bench-workload.bin")
+    BUILD.mkdir(exist_ok=True)
+    workload_path = str(BUILD / "bench-workload.bin")
     workload = record_workload(7, "classic", moves)
     workload.save(workload_path)
     report = {
@@ -317,7 +311,7 @@ def main(argv):
     )
     report["memory"] = memory_section()
     report["seconds"] = round(time.time() - started, 1)
-    with open(os.path.join(ROOT, "build", "bench.json"), "w") as f:
+    with open(BUILD / "bench.json", "w") as f:
         json.dump(report, f, indent=2)
     print_table(report)
     print("\nwritten: build/bench.json (%.0f s)" % report["seconds"])

@@ -7,34 +7,15 @@
 # --save writes the recorded workload (native-endian uint32 pairs) and exits; --load replays a
 # saved one, so that an instruction count (callgrind) covers the replay and not the recording;
 # --resets-only repeats only the resets between games, the baseline that count subtracts.
+import gc
 import sys
+from array import array
 
-sys.path[0:0] = ["firmware", "host_tests/core"]
-
-import gc  # noqa: E402
-from array import array  # noqa: E402
-
-from driver import new_match, play  # noqa: E402
-from game import rules  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
-
-try:  # MicroPython
-    from time import ticks_diff, ticks_us
-
-    def now_us():
-        return ticks_us()
-
-    def elapsed_us(start):
-        return ticks_diff(ticks_us(), start)
-
-except ImportError:  # CPython
-    from time import perf_counter_ns
-
-    def now_us():
-        return perf_counter_ns() // 1000
-
-    def elapsed_us(start):
-        return perf_counter_ns() // 1000 - start
+import _path  # noqa: F401  (firmware/ on sys.path)
+from benchclock import elapsed_us, now_us
+from driver import new_match, play
+from game import rules
+from game.projector import OBSERVER, Projector
 
 
 def record_workload(seed, preset, moves):

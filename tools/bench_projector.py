@@ -6,33 +6,13 @@
 #   micropython tools/bench_projector.py --raw            one JSON line per scenario (used above)
 #
 # Runs under both interpreters; the CPython run starts the micropython binary for its column.
+import json
 import sys
 
-sys.path[0:0] = ["firmware", "host_tests/core"]
-
-import json  # noqa: E402
-
-from driver import new_match, play  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
-
-try:
-    from time import ticks_diff, ticks_us  # MicroPython
-
-    def _clock():
-        return ticks_us()
-
-    def _elapsed_us(start):
-        return ticks_diff(ticks_us(), start)
-
-except ImportError:  # CPython
-    from time import perf_counter_ns
-
-    def _clock():
-        return perf_counter_ns()
-
-    def _elapsed_us(start):
-        return (perf_counter_ns() - start) / 1000
-
+import _path  # noqa: F401  (firmware/ on sys.path)
+from benchclock import elapsed_us, now_us
+from driver import every, new_match, play
+from game.projector import OBSERVER, Projector
 
 # (name, preset, roles, vision moves set on both seats: 0 = radius 3, 10 = radius 6)
 SCENARIOS = (
@@ -59,18 +39,6 @@ def _project(proj, m, role):
     return count, size
 
 
-def _every(n, fn):
-    # An on_step callback for driver.play() calling fn(m) after every n-th command.
-    step = [0]
-
-    def on_step(m, kind, seat, arg, t, code):
-        step[0] += 1
-        if step[0] % n == 0:
-            fn(m)
-
-    return on_step
-
-
 def measure(name, preset, roles, vision):
     proj = Projector()
     stats = [0, 0, 0, 0, 0, 0.0]  # views, records, bytes, max records, max bytes, us
@@ -89,9 +57,9 @@ def measure(name, preset, roles, vision):
             stats[4] = max(stats[4], size)
             best = None
             for _ in range(REPEAT):  # the fastest of a few runs: the least disturbed one
-                start = _clock()
+                start = now_us()
                 _project(proj, m, role)
-                us = _elapsed_us(start)
+                us = elapsed_us(start)
                 if best is None or us < best:
                     best = us
             stats[5] += best
@@ -99,7 +67,7 @@ def measure(name, preset, roles, vision):
         m.vision[2] = saved2
 
     for seed in range(SEEDS):
-        play(new_match(seed, preset, countdown_ms=0), seed, STEPS, _every(EVERY, sample))
+        play(new_match(seed, preset, countdown_ms=0), seed, STEPS, every(EVERY, sample))
     views = stats[0]
     return {
         "name": name,
@@ -119,22 +87,17 @@ def run_all():
 
 
 def _upy_rows():
-    # CPython only: the same measurements under the micropython binary.
-    import os
-    import shutil
+    # CPython only (hostenv is): the same measurements under the micropython binary.
     import subprocess
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    binary = os.environ.get("MICROPY_MICROPYTHON") or os.path.join(
-        root, ".venv", "bin", "micropython"
-    )
-    if not os.path.isfile(binary):
-        binary = shutil.which("micropython")
+    from hostenv import ROOT, find_micropython
+
+    binary = find_micropython()
     if not binary:
         return None
     out = subprocess.run(
         [binary, "-X", "heapsize=2wM", "tools/bench_projector.py", "--raw"],
-        cwd=root,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,

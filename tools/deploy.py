@@ -35,9 +35,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from build_image import (  # noqa: E402
+from build_image import (
     DEFAULT_OUT,
     MANIFEST_NAME,
     MPY_ARCHES,

@@ -4,11 +4,8 @@
 # Usage: diff_trace.py FIRST_SEED COUNT STEPS
 import sys
 
-sys.path[0:0] = ["firmware", "host_tests/core"]
-
-from driver import digest_trace  # noqa: E402
-
-PRESET_CYCLE = ("small", "classic", "large", "huge")
+import _path  # noqa: F401  (firmware/ on sys.path)
+from driver import digest_trace, preset_of
 
 
 def main(argv):
@@ -16,7 +13,7 @@ def main(argv):
     count = int(argv[2])
     steps = int(argv[3])
     for seed in range(first, first + count):
-        preset = PRESET_CYCLE[seed % len(PRESET_CYCLE)]
+        preset = preset_of(seed)
         trace = digest_trace(seed, preset, steps)
         print(seed, preset, " ".join(str(d) for d in trace))
 

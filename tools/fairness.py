@@ -1,16 +1,12 @@
 # The fairness figure: for each preset, over N seeds, the shortest start -> key -> exit path of
 # each player and the mean and maximum absolute difference between the two players.
 # Usage: python tools/fairness.py [SEEDS]
-import os
 import sys
 
-sys.path.insert(
-    0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "firmware")
-)
-
-from game import rules  # noqa: E402
-from game.engine import Match  # noqa: E402
-from game.maze import distances  # noqa: E402
+import _path  # noqa: F401  (firmware/ on sys.path)
+from game import rules
+from game.engine import Match
+from game.maze import distances
 
 
 def path_length(m, seat):

@@ -24,8 +24,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,12 +32,18 @@ from pathlib import Path
 
 import websockets
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
+from host_board import HostBoardError, start_host_board, stop_host_board
+from hostenv import (
+    GATEWAY_HEAP,
+    LOOPBACK,
+    NotListening,
+    find_micropython,
+    free_port,
+    stop_process,
+    wait_port,
+)
+from ws_game_client import WsGameClient
 
-from ws_game_client import WsGameClient  # noqa: E402
-
-RUN_HOST = ROOT / "tools" / "run_host.sh"
 OBSERVERS = int(os.environ.get("BENCH_OBSERVERS", "4"))
 
 ECHO_SERVER = """
@@ -60,46 +64,6 @@ async def echo(request, ws):
 
 app.run(host="127.0.0.1", port=int(sys.argv[1]))
 """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def find_micropython():
-    for candidate in (
-        os.environ.get("MICROPY_MICROPYTHON"),
-        str(ROOT / ".venv" / "bin" / "micropython"),
-        shutil.which("micropython"),
-    ):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    sys.exit("latency_bench: no micropython binary (make venv, or set MICROPY_MICROPYTHON)")
-
-
-def wait_port(port, process, log_path, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit("latency_bench: server exited:\n" + Path(log_path).read_text())
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    sys.exit("latency_bench: server not listening after %.0f s" % timeout)
-
-
-def stop(process):
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def percentile(values, p):
@@ -238,7 +202,7 @@ async def measure_echo(url, samples, size, pause_s):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=200)
-    parser.add_argument("--heap", default=os.environ.get("MAZE_HEAP", "96wK"))
+    parser.add_argument("--heap", default=os.environ.get("MAZE_HEAP", GATEWAY_HEAP))
     parser.add_argument("--preset", default="classic")
     parser.add_argument("--quick", action="store_true", help="50 samples")
     parser.add_argument("--json", action="store_true", help="end with the figures as JSON")
@@ -247,33 +211,20 @@ def main(argv=None):
     if args.quick:
         args.samples = 50
     upy = find_micropython()
+    if upy is None:
+        sys.exit("latency_bench: no micropython binary (make venv, or set MICROPY_MICROPYTHON)")
     cooldown_ms = 100
     work = Path(tempfile.mkdtemp(prefix="latency-bench-"))
-    flash = work / "flash"
-    flash.mkdir()
-    (flash / "settings.json").write_text(
-        json.dumps({"preset": args.preset, "cooldown_ms": cooldown_ms, "countdown_ms": 0})
-    )
-    game_port = free_port()
+    settings = {"preset": args.preset, "cooldown_ms": cooldown_ms, "countdown_ms": 0}
+    try:
+        game = start_host_board(upy, work, json.dumps(settings), heap=args.heap)
+    except HostBoardError as err:
+        sys.exit("latency_bench: %s" % err)
+    flash = game.flash  # the host board compiled Microdot into its lib/: the echo uses it too
     echo_port = free_port()
-    env = dict(os.environ)
-    env.update(
-        MICROPY_MICROPYTHON=upy,
-        MAZE_FLASH_DIR=str(flash),
-        MAZE_HTTP_PORT=str(game_port),
-        MAZE_DNS_PORT=str(free_port()),
-        MAZE_BIND="127.0.0.1",
-        MAZE_HEAP=args.heap,
-    )
-    game_log = work / "game.log"
     echo_log = work / "echo.log"
-    with open(game_log, "wb") as log:
-        game = subprocess.Popen(
-            ["sh", str(RUN_HOST)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-        )
     echo = None
     try:
-        wait_port(game_port, game, game_log)
         (work / "echo.py").write_text(ECHO_SERVER)
         with open(echo_log, "wb") as log:
             echo = subprocess.Popen(
@@ -283,21 +234,26 @@ def main(argv=None):
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        wait_port(echo_port, echo, echo_log)
-        game_url = "ws://127.0.0.1:%d/ws" % game_port
+        try:
+            wait_port(echo_port, process=echo)
+        except NotListening as err:
+            sys.exit("latency_bench: echo server: %s:\n%s" % (err, echo_log.read_text()))
         to_ack, to_player, to_obs, view_bytes, obs_bytes = asyncio.run(
-            measure_game(game_url, args.samples, cooldown_ms)
+            measure_game(game.ws_url, args.samples, cooldown_ms)
         )
         echo_times, echo_size = asyncio.run(
             measure_echo(
-                "ws://127.0.0.1:%d/echo" % echo_port, args.samples, 32, cooldown_ms / 1000 + 0.02
+                "ws://%s:%d/echo" % (LOOPBACK, echo_port),
+                args.samples,
+                32,
+                cooldown_ms / 1000 + 0.02,
             )
         )
     finally:
-        stop(game)
+        stop_host_board(game)
         if echo is not None:
-            stop(echo)
-    text = game_log.read_text(errors="replace")
+            stop_process(echo)
+    text = game.log()
     heap = re.findall(r"\(heap used (\d+), free (\d+)\)", text)
     idle = int(heap[0][0]) if heap else None  # logged when the game starts, nobody connected
     full = heap[-1] if len(heap) >= 1 + 2 + OBSERVERS else None

@@ -1,12 +1,8 @@
 # Regenerates host_tests/core/golden_matches.py: seeded driven matches with the digest after
 # every 50th command. Run only when a rule change is intended, and say so in the commit.
-import os
-import sys
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[0:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "host_tests", "core")]
-
-from driver import digest_trace  # noqa: E402
+import _path  # noqa: F401  (firmware/ on sys.path)
+from driver import digest_trace
+from hostenv import ROOT
 
 CASES = ((1, "small"), (2, "small"), (3, "classic"), (4, "classic"), (5, "large"), (6, "huge"))
 STEPS = 600
@@ -24,7 +20,7 @@ def main():
         trace = digest_trace(seed, preset, STEPS, EVERY)
         lines.append("    (%d, %r, %d, %r)," % (seed, preset, STEPS, tuple(trace)))
     lines.append(")")
-    path = os.path.join(ROOT, "host_tests", "core", "golden_matches.py")
+    path = ROOT / "host_tests" / "core" / "golden_matches.py"
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote", path)

@@ -24,10 +24,11 @@ Heap figures: `-X heapsize=NwK` gives N K machine words scaled to 32-bit sizes, 
 port's 64-bit heap is twice the bytes a 32-bit board (ESP32) would have; the figures printed
 are the board's own (/status, after a collection) in unix bytes and halved as "32-bit equiv".
 
-The players know only their own square (radius 3): each keeps the cells and objects it has
-seen this match, walks to its own key once seen, then to its own exit and out; otherwise it
-explores the nearest unseen cell (random among equals). Opponent keys picked up on the way are
-dropped at once. A finished match is followed by a rematch, so several mazes are generated.
+The players (tools/bots.py, FogOfWar) know only their own square (radius 3): each keeps the
+cells and objects it has seen this match, walks to its own key once seen, then to its own exit
+and out; otherwise it explores the nearest unseen cell (random among equals). Opponent keys
+picked up on the way are dropped at once. A finished match is followed by a rematch, so
+several mazes are generated.
 """
 
 import argparse
@@ -42,19 +43,16 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections import deque
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TOOLS))
+import build_image
+from bots import DIRS, FogOfWar
+from hostenv import BUILD, LOOPBACK, free_port, serving_env
+from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes
+from ws_game_client import WsGameClient
 
-import build_image  # noqa: E402
-from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes  # noqa: E402
-from ws_game_client import BITS, DIRS, DX, DY, WsGameClient  # noqa: E402
-
-ROOT = TOOLS.parent
-DEFAULT_JSON = ROOT / "build" / "mem.json"
-DEFAULT_ROMFS_JSON = ROOT / "build" / "mem-romfs.json"
+DEFAULT_JSON = BUILD / "mem.json"
+DEFAULT_ROMFS_JSON = BUILD / "mem-romfs.json"
 DEFAULT_MOVES = 2000
 OBSERVERS = 4
 STEP_WK = 4  # bisection granularity (K words)
@@ -109,15 +107,9 @@ def deploy(image, flash, settings, romfs=False):
     (flash / "settings.json").write_text(json.dumps(settings))
 
 
-def free_port(kind):
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def get_status(port):
     """The board's /status as a dict (main.py collects garbage before reading the heap)."""
-    with urllib.request.urlopen("http://127.0.0.1:%d/status" % port, timeout=10) as resp:
+    with urllib.request.urlopen("http://%s:%d/status" % (LOOPBACK, port), timeout=10) as resp:
         return json.loads(resp.read())
 
 
@@ -125,7 +117,8 @@ def get_status(port):
 
 
 class Client(WsGameClient):
-    """One phone (the shared protocol client); players also map what they see this match."""
+    """One phone (the shared protocol client); players also map what they see this match
+    (bots.FogOfWar)."""
 
     def __init__(self, url, name, role):
         super().__init__(url, name, HEARTBEAT_S, open_timeout=10, reply_timeout=REPLY_TIMEOUT_S)
@@ -133,8 +126,7 @@ class Client(WsGameClient):
         self.refusals = {}  # err code -> count (moves only)
         self.acks = 0  # accepted moves
         self.match = 0  # +1 at every countdown (a new maze)
-        self.cells = {}  # this match's cells seen: index -> passage flags
-        self.things = {}  # this match's objects seen: (kind, owner) -> (variant, cell)
+        self.fog = FogOfWar()
 
     @property
     def seat(self):
@@ -143,17 +135,11 @@ class Client(WsGameClient):
     def on_message(self, msg):
         if msg.get("t") == "ev" and msg.get("e") == "phase" and msg.get("ph") == "countdown":
             self.match += 1
-            self.cells = {}
-            self.things = {}
+            self.fog.forget()
 
     def on_view(self, view):
         if self.role == "play":
-            cells = view["cells"]
-            self.cells.update(cells)
-            for key in [k for k, (_, cell) in self.things.items() if cell in cells]:
-                del self.things[key]  # seen again: where it is now is in this view, or nowhere
-            for kind, owner, variant, cell in view["objects"]:
-                self.things[(kind, owner)] = (variant, cell)
+            self.fog.see(view)
 
     def timeout_error(self, what, timeout):
         return RunFailed("%s: no %s within %.0f s" % (self.name, what, timeout))
@@ -165,70 +151,7 @@ class Client(WsGameClient):
         return await super().join(self.role, name=self.name)
 
 
-# ---- the players' strategy ------------------------------------------------------------------
-
-
-def choose(client, rng):
-    """The next direction for a player in an active match, or None (nothing sensible)."""
-    view = client.view
-    st = view["st"]
-    w, h = view["w"], view["h"]
-    pos = st["p"]
-    seat = client.seat
-    own_exit = client.things.get((1, seat))
-    if st["xo"] and own_exit is not None and own_exit[1] == pos:
-        return own_exit[0]  # out through the open exit
-    goal = None
-    if st["k"] != seat:
-        found = client.things.get((0, seat))
-        goal = found[1] if found else None
-    elif own_exit is not None:
-        goal = own_exit[1]
-    other_key = client.things.get((0, 3 - seat))
-    avoid = (other_key[1],) if other_key else ()
-    route = None
-    if goal is not None:
-        route = _route(client.cells, w, h, pos, lambda c: c == goal, avoid, rng)
-    if route is None:  # explore: the nearest cell not seen yet
-        route = _route(client.cells, w, h, pos, lambda c: c not in client.cells, avoid, rng)
-    if route is None:
-        route = _route(client.cells, w, h, pos, lambda c: c not in client.cells, (), rng)
-    if route:
-        return route
-    flags = client.cells.get(pos, 0)
-    open_sides = [d for d in range(4) if flags & BITS[d] and _inside(pos, d, w, h)]
-    return rng.choice(open_sides) if open_sides else None
-
-
-def _inside(cell, d, w, h):
-    x = cell % w + DX[d]
-    y = cell // w + DY[d]
-    return 0 <= x < w and 0 <= y < h
-
-
-def _route(cells, w, h, start, is_goal, avoid, rng):
-    """First direction of a shortest path over known open passages to a cell where is_goal
-    holds (an unseen cell ends a path), or None."""
-    first = {start: None}
-    queue = deque([start])
-    while queue:
-        here = queue.popleft()
-        flags = cells.get(here)
-        if flags is None:
-            continue  # unseen: its passages are unknown
-        dirs = [0, 1, 2, 3]
-        rng.shuffle(dirs)
-        for d in dirs:
-            if not flags & BITS[d] or not _inside(here, d, w, h):
-                continue
-            nxt = here + DX[d] + DY[d] * w
-            if nxt in first or nxt in avoid:
-                continue
-            first[nxt] = d if here == start else first[here]
-            if is_goal(nxt):
-                return first[nxt]
-            queue.append(nxt)
-    return None
+# ---- the players ----------------------------------------------------------------------------
 
 
 async def play(client, tally, target, cooldown_s, rng):
@@ -257,7 +180,7 @@ async def play(client, tally, target, cooldown_s, rng):
                     "key dropped",
                 )
             continue
-        d = choose(client, rng)
+        d = client.fog.choose(client.view, client.seat, rng)
         if d is None:
             await asyncio.sleep(0.01)
             continue
@@ -298,7 +221,7 @@ def _memory_figures(status, reserved=0):
 
 
 async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
-    url = "ws://127.0.0.1:%d/ws" % http_port
+    url = "ws://%s:%d/ws" % (LOOPBACK, http_port)
     reserved = result.get("reserved", 0)
     rng = random.Random(seed)
     clients = []
@@ -401,14 +324,7 @@ def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=No
         deploy(image, work / "flash", run_settings, romfs=bool(romfs))
         with VirtualBoard(work / "flash", heapsize=heap, romfs=romfs) as board:
             http_port = free_port(socket.SOCK_STREAM)
-            dns_port = free_port(socket.SOCK_DGRAM)
-            board.boot(
-                {
-                    "MAZE_HTTP_PORT": str(http_port),
-                    "MAZE_DNS_PORT": str(dns_port),
-                    "MAZE_BIND": "127.0.0.1",
-                }
-            )
+            board.boot(serving_env(http_port, free_port(socket.SOCK_DGRAM)))
             try:
                 board.wait_listening(http_port, timeout=30)
                 result["reserved"] = reserved = reserved_bytes(board.read_log())
@@ -470,110 +386,49 @@ def describe(result):
 
 # ---- resident cost per part ----------------------------------------------------------------
 
-# Run on the unix port in a flash folder holding the image: the same imports and objects as
-# main.py, in its order, with a collection before and after each step. Keep it in step with
-# firmware/main.py. Prints "part bytes" lines, then the qstr pool line of qstr_info().
+# Run on the virtual board in place of boot.py and main.py, after the same prologue (the
+# built-in stand-ins, and a ROMFS image, outside the heap): imports the image's main.py and
+# calls its wire() with a step that collects and prints the bytes that stayed resident since
+# the step before ("part <name> <bytes>"); then the qstr pool of qstr_info().
 _PARTS_SCRIPT = """
-import gc, sys, micropython
-def used():
+import gc, micropython
+def _used():
     gc.collect()
     return gc.mem_alloc()
-last = [used()]
-def part(name):
-    now = used()
-    print('part', name, now - last[0])
-    last[0] = now
+def _part(name):
+    now = _used()
+    print('part', name, now - _last[0])
+    _last[0] = now
+_last = [_used()]
 import asyncio, time
-part('asyncio')
-class Config:
-    pass
-from net.settings import load_settings
-from net.access_point import start_access_point
-settings, problems = load_settings()
-address = start_access_point(settings, lambda line: None)
-config = Config()
-for name, value in settings.pairs():
-    setattr(config, name, value)
-part('boot-only modules (settings, access point), while loaded')
-import network
-wlan = network.WLAN(network.AP_IF)
-del settings, load_settings, start_access_point
-import net
-for name in ('net.settings', 'net.access_point', 'machine'):
-    if sys.modules.pop(name, None) is not None and '.' in name:
-        delattr(net, name.split('.')[1])
-part('after dropping them (their qstrs stay)')
-from microdot import Microdot
-part('microdot (core, websocket, helpers)')
-import game.engine
-part('game core (engine, rules, maze, placement, fifo, prng)')
-import game.projector
-part('game.projector (+ jsonbuf)')
-import net.intents
-part('net.intents')
-import net.match_host
-part('net.match_host')
-from net.gateway import add_game_routes
-part('net.gateway')
-from net import portal
-part('net.portal')
-from net.captive_dns import CaptiveDns
-part('net.captive_dns')
-dns = CaptiveDns(address, config.dns_port, '127.0.0.1')
-app = Microdot()
-game = add_game_routes(app, config, lambda line: None)
-part('objects: Match, Projector, Gateway buffers, CaptiveDns')
-portal.add_portal_routes(app, portal.board_url(address, 8080))
-portal.add_status_route(app, dict)
-portal.add_client_routes(app, 'web')
-part('routes (4) and handlers')
-game.host.views.observer_frames()
-part('observer view frames (SharedView)')
+_part('asyncio')
+import main
+_part('main.py (its functions, compiled from source)')
+_board = main.wire(_part)
 micropython.qstr_info()
 """
 
 
-# With a ROMFS image: mounted at /rom first, as the board's firmware would (its bytes are
-# allocated before the first measurement, so no part includes them).
-_PARTS_ROMFS = """
-import sys, vfs
-with open(%r, 'rb') as f:
-    vfs.mount(vfs.VfsRom(f.read()), '/rom')
-sys.path[0:0] = ['/rom', '/rom/lib']
-del f
-"""
-
-
 def parts(image, settings=None, romfs=None):
-    """[(part, unix bytes)] resident after each step of main.py's wiring, plus the qstr pool
-    total (already counted inside the parts: every module interns its names). With `romfs`
-    the code is imported from that ROMFS image at /rom."""
-    import subprocess
-
-    from virtual_board import board_path, find_micropython
-
+    """[(part, unix bytes)] resident after each step of main.py's wiring (main.wire()), plus
+    the qstr pool total (already counted inside the parts: every module interns its names).
+    With `romfs` the code is imported from that ROMFS image at /rom."""
     work = Path(tempfile.mkdtemp(prefix="mem-parts-"))
     try:
         flash = work / "flash"
         deploy(image, flash, settings or RUN_SETTINGS, romfs=bool(romfs))
-        env = dict(os.environ, MICROPYPATH=board_path(flash))
-        script = (_PARTS_ROMFS % str(romfs) if romfs else "") + _PARTS_SCRIPT
-        out = subprocess.run(
-            [find_micropython(), "-X", "heapsize=1wM", "-c", script],
-            cwd=flash,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        if out.returncode != 0:
-            raise RunFailed("parts script failed: " + (out.stderr or out.stdout)[-500:])
+        with VirtualBoard(flash, heapsize="1wM", romfs=romfs) as board:
+            process = board.boot(program=_PARTS_SCRIPT)
+            process.wait(timeout=60)
+            out = board.read_log()
+        if process.returncode != 0:
+            raise RunFailed("parts script failed: " + out[-500:])
         rows = []
-        for line in out.stdout.splitlines():
+        for line in out.splitlines():
             if line.startswith("part "):
                 name, _, size = line[5:].rpartition(" ")
                 rows.append((name, int(size)))
-        found = re.search(r"n_qstr=(\d+).*n_total_bytes=(\d+)", out.stdout)
+        found = re.search(r"n_qstr=(\d+).*n_total_bytes=(\d+)", out)
         if found:
             rows.append(("(qstr pool: %s names)" % found.group(1), int(found.group(2))))
         return rows

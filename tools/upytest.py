@@ -4,6 +4,8 @@
 #
 # Runs under MicroPython, so only sys, os and gc (no os.path, no pytest). Every callable named
 # test_* is called in sorted order; harness.Skip counts as skipped, any other exception fails.
+# The tests import from firmware/, host_tests/core/ and tools/ (the driver, the view decoder):
+# this runner puts the three on sys.path, as pyproject.toml's pythonpath does for pytest.
 # Prints failures and skips, then "N passed, N failed, N skipped"; exits 1 on any failure.
 import gc
 import os
@@ -91,8 +93,7 @@ class _Tally:
 def main():
     root, selected = _parse_args(sys.argv[1:])
     core_dir = root + "/host_tests/core"
-    sys.path.insert(0, core_dir)
-    sys.path.insert(0, root + "/firmware")
+    sys.path[0:0] = [root + "/firmware", core_dir, root + "/tools"]
 
     try:
         from harness import Skip

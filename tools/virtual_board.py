@@ -9,7 +9,7 @@ the unix process):
 
 From tests:
 
-    with VirtualBoard(flash_dir, heapsize="112wK") as board:
+    with VirtualBoard(flash_dir) as board:    # heapsize: hostenv.BOARD_HEAP
         subprocess.run([..., "mpremote", "connect", board.port, "resume", "fs", "ls"])
         app = board.boot()            # like a reset: boot.py then main.py from the flash
         board.wait_listening(8080)
@@ -55,7 +55,6 @@ import pty
 import select
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -63,10 +62,8 @@ import time
 import tty
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parent
-HOSTBOARD = TOOLS / "hostboard"
-# An ESP32's Python heap after one growth (platform.md); `w` scales to 32-bit words.
-DEFAULT_HEAPSIZE = "112wK"
+from hostenv import BOARD_HEAP, HOSTBOARD, NotListening, find_micropython, heap_bytes, wait_port
+
 _BANNER_TIMEOUT_S = 15.0
 
 # What a real board does after reset: run boot.py, then main.py, in one __main__ namespace.
@@ -143,20 +140,6 @@ class VirtualBoardError(Exception):
     pass
 
 
-def heap_bytes(spec, word_bytes=8):
-    """Bytes of a `-X heapsize=` value as the unix port reads it (`w` scales 4-byte words to
-    this port's words): '64wK' -> 131072 on a 64-bit port."""
-    text = str(spec).strip().lower()
-    scale = 1
-    if text.endswith("k"):
-        scale, text = 1024, text[:-1]
-    elif text.endswith("m"):
-        scale, text = 1024 * 1024, text[:-1]
-    words = text.endswith("w")
-    number = int(text[:-1] if words else text, 0) * scale
-    return number * word_bytes // 4 if words else number
-
-
 def reserved_bytes(log_text):
     """Bytes the boot prologue pinned outside the firmware's heap (ROMFS image, built-in
     stand-ins, padding); 0 when there was no prologue."""
@@ -178,23 +161,6 @@ def _die_with_parent():
         pass
 
 
-def find_micropython():
-    """The unix port binary: $MICROPY_MICROPYTHON, next to this Python, .venv, then PATH."""
-    override = os.environ.get("MICROPY_MICROPYTHON")
-    if override:
-        return override
-    for candidate in (
-        Path(sys.executable).parent / "micropython",
-        TOOLS.parent / ".venv" / "bin" / "micropython",
-    ):
-        if candidate.is_file():
-            return str(candidate)
-    found = shutil.which("micropython")
-    if found is None:
-        raise VirtualBoardError("micropython (unix port) not found: run `make venv`")
-    return found
-
-
 def board_path(flash_dir, hostboard=True):
     """MICROPYPATH giving sys.path ['', <hostboard>, '.frozen', <flash>/lib].
 
@@ -209,12 +175,14 @@ class VirtualBoard:
     """A MicroPython unix process on a pty whose working directory plays the board's flash."""
 
     def __init__(
-        self, flash_dir, heapsize=DEFAULT_HEAPSIZE, micropython=None, hostboard=True, romfs=None
+        self, flash_dir, heapsize=BOARD_HEAP, micropython=None, hostboard=True, romfs=None
     ):
         self.flash_dir = Path(flash_dir).resolve()
         self.heapsize = heapsize
         self.romfs = Path(romfs).resolve() if romfs else None
         self.micropython = micropython or find_micropython()
+        if self.micropython is None:
+            raise VirtualBoardError("micropython (unix port) not found: run `make venv`")
         self.hostboard = hostboard
         self.port = None
         self.process = None  # the REPL, or the booted app after boot()
@@ -272,15 +240,15 @@ class VirtualBoard:
             raise VirtualBoardError(f"micropython failed: {out.stderr.strip()}")
         return int(out.stdout.split()[-1])
 
-    def _boot_command(self):
+    def _boot_command(self, program=_BOOT_SCRIPT):
         """argv and script of a reset: the prologue (built-ins and ROMFS outside the heap),
-        then boot.py and main.py."""
+        then `program` (boot.py and main.py)."""
         if self.romfs is not None and not self.romfs.is_file():
             raise VirtualBoardError(f"no ROMFS image at {self.romfs}")
         if not self.heapsize:
             if self.romfs is not None:
                 raise VirtualBoardError("a ROMFS board needs an explicit heapsize")
-            return self._argv(), _BOOT_SCRIPT
+            return self._argv(), program
         prologue = _PROLOGUE_START
         room = _PROLOGUE_ROOM
         if self.hostboard:
@@ -292,7 +260,7 @@ class VirtualBoard:
         prologue += _PROLOGUE_END.format(target=self.gc_heap_total())
         # the pinned bytes, plus the GC's own tables for them (~1.2%)
         grown = heap_bytes(self.heapsize) + room * 102 // 100
-        return self._argv(grown), prologue + _BOOT_SCRIPT
+        return self._argv(grown), prologue + program
 
     def start_repl(self):
         """(Re)start the REPL on the pty, ending a booted app first (like a reset)."""
@@ -329,8 +297,9 @@ class VirtualBoard:
             if ready:
                 seen += os.read(self._slave, 4096)
 
-    def boot(self, env=None):
-        """Reset into the deployed firmware: boot.py then main.py from the flash folder.
+    def boot(self, env=None, program=_BOOT_SCRIPT):
+        """Reset into the deployed firmware: boot.py then main.py from the flash folder (or
+        `program`, MicroPython source run in their place, after the same prologue).
 
         The REPL ends (the port answers nobody until start_repl()); the app's output goes to
         self.log_path. Returns the app's Popen.
@@ -341,7 +310,7 @@ class VirtualBoard:
         if self._log_dir is None:
             self._log_dir = tempfile.mkdtemp(prefix="vboard-log-")
         self.log_path = Path(self._log_dir) / "app.log"
-        argv, script = self._boot_command()
+        argv, script = self._boot_command(program)
         self._log_file = open(self.log_path, "wb")  # closed in _end_process
         self.process = subprocess.Popen(
             argv + ["-c", script],
@@ -364,22 +333,12 @@ class VirtualBoard:
 
     def wait_listening(self, port, host="127.0.0.1", timeout=20.0):
         """Wait until the booted app accepts TCP connections on host:port."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.process is None or self.process.poll() is not None:
-                code = None if self.process is None else self.process.returncode
-                raise VirtualBoardError(
-                    f"app exited ({code}) before listening:\n{self.read_log()}"
-                )
-            try:
-                with socket.create_connection((host, port), timeout=0.5):
-                    return
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise VirtualBoardError(
-                        f"nothing listens on {host}:{port} after {timeout}s:\n{self.read_log()}"
-                    )
-                time.sleep(0.1)
+        if self.process is None:
+            raise VirtualBoardError("wait_listening before boot()")
+        try:
+            wait_port(port, host, timeout, self.process)
+        except NotListening as err:
+            raise VirtualBoardError(f"{err}:\n{self.read_log()}")
 
     def _end_process(self):
         proc, self.process = self.process, None
@@ -427,7 +386,7 @@ def _follow(board, echo_log):
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Run a virtual board on a pty until Ctrl-C.")
     parser.add_argument("--flash", required=True, help="folder playing the board's flash")
-    parser.add_argument("--heapsize", default=DEFAULT_HEAPSIZE, help="micropython -X heapsize")
+    parser.add_argument("--heapsize", default=BOARD_HEAP, help="micropython -X heapsize")
     parser.add_argument(
         "--boot", action="store_true", help="run boot.py + main.py instead of the REPL"
     )

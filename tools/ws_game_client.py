@@ -3,8 +3,8 @@
 # background task, routes what the server says by type and reassembles view records into one
 # merged view per complete view. Waiters poll what the reader collected.
 #
-# One implementation for every host-side client: the gateway tests (host_tests/gateway/
-# game_client.py), the memory budget run (tools/mem_budget.py) and the latency bench
+# One implementation for every host-side client: the tests' scripted phones
+# (tools/game_client.py), the memory budget run (tools/mem_budget.py) and the latency bench
 # (tools/latency_bench.py). They add their own bookkeeping through the hooks below, never by
 # replacing the reader:
 #   on_text(text)         every text frame as received, before it is parsed
@@ -16,12 +16,6 @@ import json
 
 import websockets
 
-# Directions as intents name them, their steps, and the passage flags of a cell (docs/protocol.md,
-# "Cells": N=1, E=2, S=4, W=8).
-DIRS = "NESW"
-DX = (0, 1, 0, -1)
-DY = (-1, 0, 1, 0)
-BITS = (1, 2, 4, 8)
 PING_C = 1_000_000  # heartbeat and ping sequences count up from here, clear of the intents'
 
 

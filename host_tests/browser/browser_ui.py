@@ -13,10 +13,10 @@ import os
 import time
 from pathlib import Path
 
-from game_client import DIRS, find_object, path, step
 from playwright.sync_api import Error as PlaywrightError
 from websockets.sync.client import connect
 
+from bots import BITS, DIRS, find_object, inside, path, step
 from view_decoder import ViewDecoder, ViewError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +34,9 @@ LAUNCH_ARGS = [
 PHONE = "Galaxy S5"  # Playwright's descriptor: 360x640 CSS px, mobile, touch
 TV = {"viewport": {"width": 1280, "height": 720}}  # the spectator screen on the table
 WAIT_MS = 10_000  # default for every wait on the page (conditions, never fixed sleeps)
+# For waits on a chain of states that a loaded machine may take long to reach: bounds a hang,
+# it is not a pace the page must keep.
+SLOW_MS = 60_000
 KEYS = ("ArrowUp", "ArrowRight", "ArrowDown", "ArrowLeft")
 WASD = ("w", "d", "s", "a")
 __all__ = ["DIRS", "find_object", "path", "step"]
@@ -182,6 +185,27 @@ class Phone:
     def ready(self):
         self.tap("#bReady")
 
+    def drop_key(self):
+        """Tap Drop key, then wait for each state the drop goes through: the page sent it, the
+        board answered it (an ack), the page shows no key. Never for a fixed time: on a loaded
+        machine any of these can take long (SLOW_MS only ends a hang), and a failure says
+        which state was not reached."""
+        self.wait_js("!document.getElementById('bDrop').disabled", SLOW_MS)
+        before = len(self.sent("drop"))
+        self.tap("#bDrop")
+        self.wait_for(lambda: len(self.sent("drop")) > before, "the drop intent sent", SLOW_MS)
+        c = self.sent("drop")[-1]["c"]
+        self.wait_for(lambda: self.reply(c) is not None, "the answer to the drop", SLOW_MS)
+        assert self.reply(c)["t"] == "ack", self.reply(c)
+        self.wait_attr("key", "0", SLOW_MS)
+
+    def reply(self, c):
+        """The ack or err the page received for its intent c, or None."""
+        for _, _, way, m in self.frames:
+            if way == "recv" and m and m.get("t") in ("ack", "err") and m.get("c") == c:
+                return m
+        return None
+
     def pad_button(self, d):
         return self.page.locator("#pad button[data-d='%d']" % d)
 
@@ -246,8 +270,7 @@ def walk(phone, maze, goal, avoid=(), methods=("pad",), drop_foreign=True):
         here = phone.move(d, methods[k % len(methods)])
         carried = int(phone.attr("key"))
         if drop_foreign and carried and carried != seat:
-            phone.tap("#bDrop")
-            phone.wait_attr("key", "0")
+            phone.drop_key()
     return here
 
 
@@ -316,10 +339,7 @@ def straight_run(maze, start, d):
     w, h, cells = maze["w"], maze["h"], maze["cells"]
     out = []
     here = start
-    while cells[here] & (1, 2, 4, 8)[d]:
-        x, y = here % w + (0, 1, 0, -1)[d], here // w + (-1, 0, 1, 0)[d]
-        if not (0 <= x < w and 0 <= y < h):
-            break
-        here = y * w + x
+    while cells[here] & BITS[d] and inside(here, d, w, h):
+        here = step(here, d, w)
         out.append(here)
     return out

@@ -1,7 +1,7 @@
 # Fixtures for the phone client's end-to-end tests: real Chromium (Debian's /usr/bin/chromium,
 # driven by Playwright) against the REAL firmware under the MicroPython unix port (started by
-# host_tests/net/netboard.py through tools/run_host.sh, which serves firmware/web/index.html
-# gzipped as the board does).
+# tools/host_board.py through tools/run_host.sh, which serves firmware/web/index.html gzipped
+# as the board does).
 #
 #   def test_x(browser, board):         # board(): a fresh host board with the test settings
 #       b = board(preset="classic")      # keyword arguments override settings.json fields
@@ -11,18 +11,11 @@
 # CI=true a missing browser fails them instead.
 import json
 import os
-import sys
-from pathlib import Path
 
 import pytest
+from browser_ui import CHROMIUM, LAUNCH_ARGS, BrowserKit
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # browser_ui, ws_proxy
-sys.path.insert(0, str(HERE.parent / "net"))  # netboard: the host-board launcher
-sys.path.insert(0, str(HERE.parent / "gateway"))  # game_client: routes over the maze
-
-from browser_ui import CHROMIUM, LAUNCH_ARGS, BrowserKit  # noqa: E402
-from netboard import start_host_board, stop_host_board  # noqa: E402
+from host_board import start_host_board, stop_host_board
 
 # Settings for a quick but humanly paced match: a 9x9 maze, a 150 ms cooldown, a countdown long
 # enough to press a button in, a short idle timeout (so the client's heartbeat is exercised),
@@ -76,7 +69,7 @@ def browser():
 
 @pytest.fixture
 def board(upy_binary, tmp_path):
-    """board(**settings) -> a running host board (netboard.HostBoard); stopped afterwards,
+    """board(**settings) -> a running host board (host_board.HostBoard); stopped afterwards,
     and checked for a crash or a Python traceback in its log."""
     started = []
 
@@ -87,7 +80,6 @@ def board(upy_binary, tmp_path):
         workdir.mkdir()
         host = start_host_board(upy_binary, workdir, json.dumps(settings))
         host.settings = settings
-        host.ws_url = "ws://127.0.0.1:%d/ws" % host.http_port
         started.append(host)
         return host
 

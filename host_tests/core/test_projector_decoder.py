@@ -4,7 +4,7 @@
 from game.engine import Match
 from game.projector import OBSERVER, Projector
 from harness import raises
-from projector_model import records  # also puts tools/ on sys.path
+from projector_model import records
 from view_decoder import ViewDecoder, ViewError, decode
 
 

@@ -18,24 +18,25 @@ import socket
 import subprocess
 import sys
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 import build_image
-from virtual_board import VirtualBoard
+from game_client import (
+    both_ready,
+    close_all,
+    fetch_own_key_and_open_exit,
+    run,
+    two_players_and_observer,
+)
+from hostenv import BOARD_HEAP, FIRMWARE, ROOT, TOOLS, free_port, heap_bytes, serving_env
+from virtual_board import VirtualBoard, reserved_bytes
 
 pytestmark = pytest.mark.upy
 
-ROOT = Path(__file__).resolve().parents[2]
-TOOLS = ROOT / "tools"
-FIRMWARE = ROOT / "firmware"
-# The heap of an ESP32 without PSRAM after its one growth (~112 KB); `w` scales to 32-bit words.
-BOOT_HEAP = "112wK"
-
 
 @pytest.fixture(scope="module", autouse=True)
-def _micropython(virtual_board_binary):
+def _micropython(upy_binary):
     """Every test here needs the unix port (skipped without it, a failure under CI=true)."""
 
 
@@ -105,22 +106,10 @@ def one_line_error(result, code, *needles):
     return lines[0]
 
 
-def free_port(kind):
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def boot_serving(board):
     """Reset the board into its deployed firmware on free loopback ports; the HTTP port."""
-    http_port, dns_port = free_port(socket.SOCK_STREAM), free_port(socket.SOCK_DGRAM)
-    board.boot(
-        {
-            "MAZE_HTTP_PORT": str(http_port),
-            "MAZE_DNS_PORT": str(dns_port),
-            "MAZE_BIND": "127.0.0.1",
-        }
-    )
+    http_port = free_port(socket.SOCK_STREAM)
+    board.boot(serving_env(http_port, free_port(socket.SOCK_DGRAM)))
     board.wait_listening(http_port)
     return http_port
 
@@ -316,7 +305,7 @@ def test_deploy_reports_a_full_flash(image, small_flash):
 def test_deployed_firmware_boots_and_serves_the_client(image, tmp_path):
     if not (FIRMWARE / "main.py").is_file():
         pytest.skip("firmware/main.py does not exist yet: nothing to boot")
-    with VirtualBoard(tmp_path / "flash", heapsize=BOOT_HEAP) as board:
+    with VirtualBoard(tmp_path / "flash", heapsize=BOARD_HEAP) as board:
         assert deploy(board, image).returncode == 0
         # The REPL imports the deployed .mpy files, not the repository's firmware/.
         where = mpremote(board, "exec", "import net.portal, microdot; print(net.portal.__file__)")
@@ -343,21 +332,12 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
     import asyncio
     import json
 
-    sys.path.insert(0, str(ROOT / "host_tests" / "gateway"))
-    from game_client import (
-        both_ready,
-        close_all,
-        fetch_own_key_and_open_exit,
-        run,
-        two_players_and_observer,
-    )
-
     flash = tmp_path / "flash"
     flash.mkdir()
     # The settings file a person edits on the board: a small quick match for the test.
     settings = {"preset": "small", "cooldown_ms": 100, "countdown_ms": 300}
     (flash / "settings.json").write_text(json.dumps(settings))
-    with VirtualBoard(flash, heapsize=BOOT_HEAP) as board:
+    with VirtualBoard(flash, heapsize=BOARD_HEAP) as board:
         made = subprocess.run(
             ["make", "deploy", "PORT=" + board.port, "RESUME=1", "IMAGE=" + str(tmp_path / "img")],
             cwd=ROOT,
@@ -404,7 +384,7 @@ def romfs(image):
     return build_image.build_romfs(image)
 
 
-def test_romfs_image_holds_the_code_folders_byte_for_byte(image, romfs, virtual_board_binary):
+def test_romfs_image_holds_the_code_folders_byte_for_byte(image, romfs, upy_binary):
     """Mounted by the unix port's own VfsRom, the ROMFS image holds exactly the image's
     game/, net/ and lib/ files, unchanged; boot.py, main.py and the client stay out of it."""
     from mpremote.romfs import VfsRomWriter
@@ -412,7 +392,7 @@ def test_romfs_image_holds_the_code_folders_byte_for_byte(image, romfs, virtual_
     assert romfs == build_image.romfs_path(image)
     assert romfs.read_bytes().startswith(VfsRomWriter.ROMFS_HEADER)
     out = subprocess.run(
-        [virtual_board_binary, "-c", _ROMFS_MOUNT % str(romfs) + _WALK_FILES % "/rom"],
+        [upy_binary, "-c", _ROMFS_MOUNT % str(romfs) + _WALK_FILES % "/rom"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -466,8 +446,6 @@ def test_deploy_romfs_needs_the_romfs_image(image, tmp_path, board):
 
 
 def test_heap_bytes_reads_heapsize_as_the_unix_port_does():
-    from virtual_board import heap_bytes, reserved_bytes
-
     assert heap_bytes("64wK") == 131072 and heap_bytes("64wK", word_bytes=4) == 65536
     assert heap_bytes("2M") == 2 * 1024 * 1024 and heap_bytes(4096) == 4096
     assert heap_bytes("1wM") == 2 * 1024 * 1024
@@ -479,7 +457,7 @@ def test_booted_board_gets_exactly_the_heap_its_heapsize_gives(image, tmp_path):
     """The built-in stand-ins (network, machine) are held outside the firmware's heap, as a
     board's built-in modules are: the Python heap left equals the plain heapsize's."""
     shutil.copytree(image, tmp_path / "flash")
-    with VirtualBoard(tmp_path / "flash", heapsize=BOOT_HEAP) as board:
+    with VirtualBoard(tmp_path / "flash", heapsize=BOARD_HEAP) as board:
         target = board.gc_heap_total()
         boot_serving(board)
         log = board.read_log()

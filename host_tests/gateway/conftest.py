@@ -1,28 +1,23 @@
 # Fixtures for the WebSocket gateway tests (CPython): the REAL firmware (firmware/main.py under
-# the MicroPython unix port, started by tools/run_host.sh through host_tests/net/netboard.py)
-# with a board-sized heap and game settings fast enough for tests, driven by real WebSocket
-# clients (game_client.GameClient).
+# the MicroPython unix port, started by tools/run_host.sh through tools/host_board.py) with a
+# board-sized heap and game settings fast enough for tests, driven by real WebSocket clients
+# (tools/game_client.py, GameClient).
 #
 #   def test_x(game_board):            # a fresh board per test: no seat or match state leaks
 #       url = game_board.ws_url
 #   start_game_board(upy_binary, tmp_path, heap=..., **settings) for other settings.
 import json
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # game_client
-sys.path.insert(0, str(HERE.parent / "net"))  # netboard: the host-board launcher
-
-from netboard import start_host_board, stop_host_board  # noqa: E402
+from host_board import start_host_board, stop_host_board
+from hostenv import GATEWAY_HEAP
 
 # A board-like heap (32-bit-equivalent words) with a margin: 2 players + 4 observers run at
 # 84wK and this whole suite at 88wK with the firmware loaded from .py (docs/protocol.md,
 # "Gateway figures"). GAME_TEST_HEAP overrides it, e.g. to find the floor again.
-GAME_HEAP = os.environ.get("GAME_TEST_HEAP", "96wK")
+GAME_HEAP = os.environ.get("GAME_TEST_HEAP", GATEWAY_HEAP)
 
 # Fast settings: a 9x9 maze, the shortest cooldown the settings allow, a countdown long enough
 # to see, short grace and idle periods so their tests take a second or two.
@@ -40,7 +35,7 @@ class GameBoard:
     def __init__(self, board, settings):
         self.board = board
         self.settings = settings
-        self.ws_url = "ws://127.0.0.1:%d/ws" % board.http_port
+        self.ws_url = board.ws_url
 
     def log(self):
         return self.board.log()

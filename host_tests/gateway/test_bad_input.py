@@ -8,6 +8,7 @@ import socket
 import struct
 
 import pytest
+
 from game_client import GameClient, both_ready, close_all, run, two_players_and_observer
 
 pytestmark = [pytest.mark.upy, pytest.mark.slow]

@@ -6,6 +6,7 @@ import os
 import socket
 
 import pytest
+
 from game_client import GameClient, both_ready, check_player_view, close_all, run
 
 pytestmark = [pytest.mark.upy, pytest.mark.slow]

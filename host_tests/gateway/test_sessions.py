@@ -8,6 +8,7 @@ import struct
 import time
 
 import pytest
+
 from game_client import (
     GameClient,
     both_ready,

@@ -25,7 +25,7 @@ MOVES = 2000
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _micropython(virtual_board_binary):
+def _micropython(upy_binary):
     """Every test here needs the unix port (skipped without it, a failure under CI=true)."""
 
 
@@ -85,3 +85,18 @@ def test_filesystem_image_serves_a_full_room_for_2000_moves_at_its_budget(image)
 def test_filesystem_image_at_the_goal_heap(image):
     result = mem_budget.run_once(image, GOAL_WK, MOVES)
     assert result["ok"], explain(result)
+
+
+def test_parts_are_measured_through_main_wiring(image, romfs):
+    """`mem_budget.py --parts` runs main.wire() itself: one row per step of the wiring, in its
+    order, for both layouts (the code from /rom costs less)."""
+    layouts = [dict(mem_budget.parts(image)), dict(mem_budget.parts(image, romfs=romfs))]
+    for rows in layouts:
+        names = list(rows)
+        steps = ["asyncio", "microdot", "game.engine", "net.gateway", "routes (4) and handlers"]
+        assert [name for name in names if name in steps] == steps, names
+        assert names[-2] == "observer view frames (SharedView)"
+        assert names[-1].startswith("(qstr pool: ")
+        assert rows["net.gateway"] > 0
+    filesystem, rom = layouts
+    assert rom["microdot"] < filesystem["microdot"]

@@ -6,7 +6,8 @@ import json
 import os
 
 import pytest
-from netboard import start_host_board, stop_host_board
+
+from host_board import start_host_board, stop_host_board
 
 pytestmark = pytest.mark.upy
 

@@ -12,7 +12,8 @@ import dns.query
 import dns.rcode
 import dns.rdatatype
 import pytest
-from netboard import a_query
+
+from host_board import a_query
 
 pytestmark = pytest.mark.upy
 

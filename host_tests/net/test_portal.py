@@ -11,6 +11,7 @@ import pytest
 from microdot import Microdot
 from microdot.test_client import TestClient
 
+from hostenv import heap_bytes
 from net import portal
 
 pytestmark = pytest.mark.upy
@@ -142,12 +143,6 @@ def test_favicon_is_empty(host_board):
     assert (status, body) == (204, b"")
 
 
-def heap_bytes(heap):
-    """Bytes of a `-X heapsize=NwK` heap on this machine (w: 32-bit words, scaled)."""
-    assert heap.endswith("wK"), heap
-    return int(heap[:-2]) * 1024 * struct.calcsize("P") // 4
-
-
 def test_status_reports_memory_and_counters(host_board, host_heap):
     status, headers, body = host_board.get("/status")
     assert status == 200
@@ -156,7 +151,7 @@ def test_status_reports_memory_and_counters(host_board, host_heap):
     info = json.loads(body)
     assert info["mem_free"] > 0 and info["mem_alloc"] > 0
     # the board-sized heap holds both: nothing is measured outside it
-    assert info["mem_free"] + info["mem_alloc"] <= heap_bytes(host_heap)
+    assert info["mem_free"] + info["mem_alloc"] <= heap_bytes(host_heap, struct.calcsize("P"))
     assert info["ssid"] == "MazeDuel-ABCD"  # from the stand-in MAC (tools/hostboard/machine.py)
     assert info["preset"] == "classic"
     assert info["stations"] == 0

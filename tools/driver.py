@@ -2,11 +2,20 @@
 # benchmarks: two scripted players that mostly head for their goals (own key, then own exit,
 # then out), with random moves, drops, clock jumps, early and out-of-order timestamps mixed in.
 # It uses only the core's PRNG, so the same seed drives the same match on both interpreters.
+# A library (no sys.path edits): the core tests import it under pytest and tools/upytest.py,
+# the tools after `import _path`.
 from game import rules
 from game.engine import Match
 from game.maze import distances, neighbour
 from game.prng import Prng
 from game.rules import CMD_DROP, CMD_MOVE, DIR_BITS
+
+# The presets that seeded runs over many seeds take in turn (seed % 4): preset_of(seed).
+PRESET_CYCLE = ("small", "classic", "large", "huge")
+
+
+def preset_of(seed):
+    return PRESET_CYCLE[seed % len(PRESET_CYCLE)]
 
 
 def goal_direction(m, seat):
@@ -85,17 +94,22 @@ def play(m, seed, steps, on_step=None, smart=85):
     return taken
 
 
-def digest_trace(seed, preset_name, steps, every=1):
-    """Digests after every `every`-th step of a driven match, plus the final one."""
-    m = new_match(seed, preset_name)
-    trace = []
+def every(n, fn):
+    """An on_step callback for play() that calls fn(m) after every n-th command."""
     count = [0]
 
-    def record(m, kind, seat, arg, t, code):
+    def on_step(m, kind, seat, arg, t, code):
         count[0] += 1
-        if count[0] % every == 0:
-            trace.append(m.digest())
+        if count[0] % n == 0:
+            fn(m)
 
-    play(m, seed, steps, record)
+    return on_step
+
+
+def digest_trace(seed, preset_name, steps, period=1):
+    """Digests after every `period`-th step of a driven match, plus the final one."""
+    m = new_match(seed, preset_name)
+    trace = []
+    play(m, seed, steps, every(period, lambda m: trace.append(m.digest())))
     trace.append(m.digest())
     return trace

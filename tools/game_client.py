@@ -1,16 +1,14 @@
-# A scripted phone for the gateway tests (CPython, PyPI `websockets`): the shared protocol
-# client (tools/ws_game_client.py: joins, sends intents with client sequences, reassembles view
-# records into one dict per complete view) keeping everything the server says, plus the
-# helpers the tests walk and check with. A background task reads; the helpers wait on it.
+# Scripted phones for the tests that play over WebSocket (the gateway tests, the deploy test's
+# match on a virtual board; CPython, PyPI `websockets`): the shared protocol client
+# (tools/ws_game_client.py: joins, sends intents with client sequences, reassembles view records
+# into one dict per complete view) keeping everything the server says, plus the helpers the
+# tests walk and check with. A background task reads; the helpers wait on it. Routes over the
+# maze come from tools/bots.py.
 import asyncio
 import json
-from collections import deque
 
-# The protocol client itself (connection, heartbeat, reader, routing, view reassembly, intents)
-# is tools/ws_game_client.py; these names are re-exported for the tests.
-from ws_game_client import BITS, DIRS, DX, DY, Closed, WsGameClient, merge  # noqa: F401
-
-OPPOSITE = (2, 3, 0, 1)
+from bots import DIRS, find_object, path, step
+from ws_game_client import WsGameClient
 
 
 def run(coro, timeout=60):
@@ -67,46 +65,6 @@ class GameClient(WsGameClient):
     async def view_where(self, predicate, timeout=5.0, what="view"):
         await self.until(lambda: self.view is not None and predicate(self.view), timeout, what)
         return self.view
-
-
-def path(cells, w, h, start, goal, avoid=()):
-    """Shortest list of directions from start to goal over open passages, or None."""
-    if start == goal:
-        return []
-    prev = {start: None}
-    queue = deque([start])
-    while queue:
-        here = queue.popleft()
-        for d in range(4):
-            if not cells[here] & BITS[d]:
-                continue
-            x = here % w + DX[d]
-            y = here // w + DY[d]
-            if not (0 <= x < w and 0 <= y < h):
-                continue
-            nxt = y * w + x
-            if nxt in prev or (nxt in avoid and nxt != goal):
-                continue
-            prev[nxt] = (here, d)
-            if nxt == goal:
-                dirs = []
-                while prev[nxt] is not None:
-                    nxt, d = prev[nxt]
-                    dirs.append(d)
-                return dirs[::-1]
-            queue.append(nxt)
-    return None
-
-
-def step(cell, d, w):
-    return cell + DX[d] + DY[d] * w
-
-
-def find_object(view, kind, owner):
-    for k, o, variant, cell in view["objects"]:
-        if k == kind and o == owner:
-            return variant, cell
-    return None
 
 
 async def walk(player, maze, target, avoid=()):

@@ -1,12 +1,13 @@
-# Host board helpers for the network tests (CPython): run the REAL firmware under the MicroPython
-# unix port through tools/run_host.sh, on free 127.0.0.1 ports, and always stop it afterwards.
-# Fixtures wrapping these live in conftest.py; tests import the helpers from here (a conftest
-# module name is ambiguous, this one is not).
-#
-#   board = start_host_board(upy_binary, tmp_dir, settings_json=None, heap=HOST_HEAP)
-#   board.get("/status")               # -> (status, lower-cased headers, body bytes)
-#   board.dns_query(a_query())         # raw UDP exchange with its DNS responder
-#   stop_host_board(board)             # SIGTERM, then SIGKILL; safe to call twice
+"""A host board: the REAL firmware (firmware/boot.py and main.py, unchanged) under the MicroPython
+unix port through tools/run_host.sh, on free loopback ports. The network, gateway and browser
+tests and the latency bench run their boards with it; always stop a board afterwards.
+
+    board = start_host_board(micropython, workdir, settings_json=None, heap=BOARD_HEAP)
+    board.get("/status")               # -> (status, lower-cased headers, body bytes)
+    board.dns_query(a_query())         # raw UDP exchange with its DNS responder
+    stop_host_board(board)             # SIGTERM, then SIGKILL; safe to call twice
+"""
+
 import http.client
 import os
 import socket
@@ -14,28 +15,15 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
+from build_image import microdot_dir
+from hostenv import BOARD_HEAP, LOOPBACK, ROOT, TOOLS, free_port, serving_env, stop_process
 
-ROOT = Path(__file__).resolve().parents[2]
-RUN_HOST = ROOT / "tools" / "run_host.sh"
-# The Python heap the host board gets: 128 KB of 32-bit words, an ESP32 heap after one growth
-# (platform.md), as tools/run_host.sh defaults to. MAZE_TEST_HEAP overrides it. (The network
-# periphery alone served at 48wK; with the game gateway, from .py sources, it needs ~96wK.)
-HOST_HEAP = os.environ.get("MAZE_TEST_HEAP", "128wK")
+RUN_HOST = TOOLS / "run_host.sh"
 READY_TIMEOUT_S = 20.0
 
 
-def free_port(kind=socket.SOCK_STREAM):
-    """A port on 127.0.0.1 that is free right now for `kind` (TCP or UDP)."""
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def microdot_dir():
-    import microdot
-
-    return str(Path(microdot.__file__).parent)
+class HostBoardError(Exception):
+    """The board exited, or did not serve HTTP and DNS in time (the message holds its log)."""
 
 
 def a_query(name=b"\x07example\x03com\x00", qid=0x1234, qtype=1, flags=0x0100):
@@ -53,14 +41,15 @@ class HostBoard:
         self.log_path = log_path
         self.http_port = http_port
         self.dns_port = dns_port
-        self.url = f"http://127.0.0.1:{http_port}/"
+        self.url = f"http://{LOOPBACK}:{http_port}/"
+        self.ws_url = f"ws://{LOOPBACK}:{http_port}/ws"
 
     def log(self):
         return self.log_path.read_text(errors="replace")
 
     def request(self, method, path, headers=None, body=None):
         """One HTTP request; returns (status, headers as a lower-cased dict, body bytes)."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.http_port, timeout=5)
+        conn = http.client.HTTPConnection(LOOPBACK, self.http_port, timeout=5)
         try:
             conn.request(method, path, body=body, headers=headers or {})
             response = conn.getresponse()
@@ -76,7 +65,7 @@ class HostBoard:
         """Send one UDP packet to the DNS port; the reply bytes, or None if none came."""
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             s.settimeout(timeout)
-            s.sendto(packet, ("127.0.0.1", self.dns_port))
+            s.sendto(packet, (LOOPBACK, self.dns_port))
             try:
                 return s.recv(4096)
             except TimeoutError:
@@ -86,8 +75,9 @@ class HostBoard:
         return self.process.poll() is None
 
 
-def start_host_board(upy_binary, workdir, settings_json=None, heap=HOST_HEAP):
-    """Start tools/run_host.sh with `workdir`/flash as the flash root; wait until it serves."""
+def start_host_board(micropython, workdir, settings_json=None, heap=BOARD_HEAP):
+    """Start tools/run_host.sh with `workdir`/flash as the flash root (and `settings_json` as
+    its settings.json); returns once it answers HTTP and DNS. Raises HostBoardError."""
     flash = Path(workdir) / "flash"
     flash.mkdir(parents=True, exist_ok=True)
     if settings_json is not None:
@@ -95,16 +85,14 @@ def start_host_board(upy_binary, workdir, settings_json=None, heap=HOST_HEAP):
     log_path = Path(workdir) / "board.log"
     http_port = free_port(socket.SOCK_STREAM)
     dns_port = free_port(socket.SOCK_DGRAM)
-    env = dict(os.environ)
-    env.update(
-        MICROPY_MICROPYTHON=upy_binary,
-        MICRODOT_DIR=microdot_dir(),
+    env = dict(
+        os.environ,
+        MICROPY_MICROPYTHON=micropython,
+        MICRODOT_DIR=str(microdot_dir()),
         MAZE_FLASH_DIR=str(flash),
-        MAZE_HTTP_PORT=str(http_port),
-        MAZE_DNS_PORT=str(dns_port),
-        MAZE_BIND="127.0.0.1",
         MAZE_HEAP=heap,
     )
+    env.update(serving_env(http_port, dns_port))
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             ["sh", str(RUN_HOST)],
@@ -128,10 +116,12 @@ def _wait_ready(board):
     http_up = dns_up = False
     while time.monotonic() < deadline:
         if not board.alive():
-            pytest.fail(f"host board exited with {board.process.returncode}:\n{board.log()}")
+            raise HostBoardError(
+                f"host board exited with {board.process.returncode}:\n{board.log()}"
+            )
         if not http_up:
             try:
-                socket.create_connection(("127.0.0.1", board.http_port), timeout=0.2).close()
+                socket.create_connection((LOOPBACK, board.http_port), timeout=0.2).close()
                 http_up = True
             except OSError:
                 pass
@@ -140,15 +130,9 @@ def _wait_ready(board):
         if http_up and dns_up:
             return
         time.sleep(0.05)
-    pytest.fail(f"host board not ready after {READY_TIMEOUT_S} s:\n{board.log()}")
+    raise HostBoardError(f"host board not ready after {READY_TIMEOUT_S} s:\n{board.log()}")
 
 
 def stop_host_board(board):
     """Stop the board process: SIGTERM, then SIGKILL if it lingers. Safe to call twice."""
-    if board.alive():
-        board.process.terminate()
-        try:
-            board.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            board.process.kill()
-            board.process.wait(timeout=5)
+    stop_process(board.process)
