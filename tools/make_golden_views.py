@@ -14,14 +14,13 @@ import json
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[0:0] = [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "host_tests", "core")]
-
-from driver import new_match, play  # noqa: E402
-from game import rules  # noqa: E402
-from game.projector import OBSERVER, Projector  # noqa: E402
-from golden_views import summary  # noqa: E402
-from projector_model import expected_view, records  # noqa: E402
+import _path  # noqa: F401  (firmware/ on sys.path)
+from driver import new_match, play
+from game import rules
+from game.projector import OBSERVER, Projector
+from golden_views import summary
+from hostenv import ROOT
+from projector_model import expected_view, records, visible_cells
 
 OUT = os.path.join(ROOT, "host_tests", "golden_views")
 RECORD_MAX = 512
@@ -41,6 +40,7 @@ class View:
         for rec in self.recs:
             assert _text(_doc(rec)) == rec, "records must survive a JSON round trip"
         model = expected_view(m, role)
+        model["cells"] = {c: m.cells[c] for c in visible_cells(m, role)}
         model["n"] = len(self.recs)
         self.verdict = "ok " + summary(model)
         side = "%dx%d" % (m.width, m.height)

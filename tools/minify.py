@@ -705,13 +705,7 @@ def minify(sources, extra_sources=(), entry_points=("boot.py", "main.py"), keep_
     keep |= _imported_names(program)
     for path in entry_points:
         if path in program.trees:
-            for node in program.trees[path].body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    keep.add(node.name)
-                elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    for target in targets:
-                        keep.update(_targets(target))
+            keep |= set(_scope_bindings(program.trees[path].body)[0])
     plan = Plan(program, keep)
     out = {}
     for path, tree in program.trees.items():

@@ -14,12 +14,12 @@
 # "objects": [(kind, owner, variant, cell), ...] in record order, "cells": {index: flags}}.
 import json
 
-PROTOCOL_VERSION = 1
-RECORD_MAX = 512
-SIDE_MIN = 5  # maze width and height (docs/protocol.md, "Envelope")
-SIDE_MAX = 32
-ROLES = ("obs", "p1", "p2")
-PHASES = ("waiting", "countdown", "active", "finished")
+from game.rules import MAX_SIDE as SIDE_MAX
+from game.rules import MIN_SIDE as SIDE_MIN
+from game.rules import PHASE_NAMES as PHASES
+from game.rules import PROTOCOL_VERSION, RECORD_MAX
+from game.rules import ROLE_NAMES as ROLES
+
 # Members every record of one view repeats unchanged (besides "i").
 _SAME = ("v", "t", "s", "r", "ph", "w", "h", "m", "n")
 _ENVELOPE = ("v", "t", "s", "r", "ph", "w", "h", "m", "i", "n")

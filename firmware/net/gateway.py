@@ -10,7 +10,7 @@
 # until it has, that session is skipped (it gets the newest view afterwards). So a slow phone
 # never delays anyone else, and a session costs no task or event of its own.
 #
-#   game = Gateway(settings, log)             # in main.wire()
+#   game = Gateway(settings, log)             # in net.board.wire()
 #   asyncio.create_task(game.run())           # the match clock, grace and idle timers, pump
 import asyncio
 import socket

@@ -2,7 +2,6 @@
 # tools/view_decoder.py: every file's records, fed in order to a fresh decoder, give exactly the
 # verdict the file expects. The phone client reads the same files
 # (host_tests/browser/test_client_golden_views.py). Both interpreters.
-import projector_model  # noqa: F401  (puts tools/ on sys.path, for view_decoder)
 from golden_views import REASONS, golden_files, read_case, verdict
 from view_decoder import ViewDecoder, ViewError
 

@@ -37,11 +37,12 @@ _HEX = "0123456789abcdef"
 
 
 def golden_dir():
-    """host_tests/golden_views/, from this file's place (both interpreters set __file__)."""
+    """host_tests/golden_views/, from this file's place in tools/ (both interpreters set
+    __file__)."""
     here = __file__.replace("\\", "/")
     cut = here.rfind("/")
-    core = here[:cut] if cut >= 0 else "."
-    return core + "/../golden_views"
+    tools = here[:cut] if cut >= 0 else "."
+    return tools + "/../host_tests/golden_views"
 
 
 def golden_files():
