@@ -52,15 +52,19 @@ fi
 FLASH=${MAZE_FLASH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mazeduel-flash.XXXXXX")}
 mkdir -p "$FLASH/lib/microdot"
 
-# microdot as the board gets it: compiled .mpy (compiling microdot.py needs ~80 KB of heap)
-for module in __init__ microdot websocket helpers; do
-    rm -f "$FLASH/lib/microdot/$module.mpy" "$FLASH/lib/microdot/$module.py"
+# microdot as the board gets it: trimmed to what the firmware uses (tools/trim_microdot.py),
+# compiled to .mpy (compiling microdot.py on the board needs ~80 KB of heap)
+TRIMMED=$(mktemp -d "${TMPDIR:-/tmp}/mazeduel-microdot.XXXXXX")
+"${PYTHON:-python3}" "$ROOT/tools/trim_microdot.py" "$TRIMMED" "$MICRODOT_DIR"
+rm -f "$FLASH/lib/microdot/"*.mpy "$FLASH/lib/microdot/"*.py
+for module in __init__ microdot websocket; do
     if [ -n "$MPY_CROSS" ]; then
-        "$MPY_CROSS" -o "$FLASH/lib/microdot/$module.mpy" "$MICRODOT_DIR/$module.py"
+        "$MPY_CROSS" -o "$FLASH/lib/microdot/$module.mpy" "$TRIMMED/$module.py"
     else
-        cp "$MICRODOT_DIR/$module.py" "$FLASH/lib/microdot/$module.py"
+        cp "$TRIMMED/$module.py" "$FLASH/lib/microdot/$module.py"
     fi
 done
+rm -rf "$TRIMMED"
 
 # the phone client, gzipped as in the board image, unless the flash already has one
 if [ ! -d "$FLASH/web" ]; then

@@ -13,7 +13,7 @@ removal the remaining code, of Microdot and of the firmware, is searched for eve
 name; a build that still refers to one fails (BuildError), so an upgrade of Microdot that
 starts using one of them cannot go unnoticed.
 
-    python tools/trim_microdot.py OUT_DIR      # writes the trimmed package's .py files
+    python tools/trim_microdot.py OUT_DIR [MICRODOT_DIR]   # the trimmed package's .py files
 """
 
 import ast
@@ -35,6 +35,8 @@ REMOVALS = (
     ("microdot.py", "Response.delete_cookie", "no cookies"),
     ("microdot.py", "Response.redirect", "net/portal.py builds its 302 itself"),
     ("microdot.py", "Response.send_file", "net/portal.py streams the client page itself"),
+    ("microdot.py", "Response.types_map", "read by send_file only"),
+    ("microdot.py", "Response.default_send_file_max_age", "read by send_file only"),
     ("microdot.py", "URLPattern.register_type", "no custom URL segment types"),
     ("microdot.py", "URLPattern.__repr__", "debugging only"),
     ("microdot.py", "HTTPException.__repr__", "debugging only"),
@@ -86,8 +88,39 @@ SHARED_NAMES = {
 }
 
 
+# `try: import X ... except ImportError: ...` blocks at module level: which branch runs on
+# MicroPython, by the module the try imports (the other one is dead code on a board).
+BOARD_BRANCHES = {
+    "orjson": "except",  # not on MicroPython: the json module
+    "inspect": "except",  # not on MicroPython: the plain invoke_handler
+    "sys": "try",  # MicroPython has sys.print_exception
+}
+
+
 class TrimError(Exception):
     pass
+
+
+def _board_branch(tree):
+    """Keep only the branch of each module-level ImportError fallback that a board runs."""
+    body = []
+    for node in tree.body:
+        if isinstance(node, ast.Try) and node.handlers:
+            first = node.body[0]
+            module = None
+            if isinstance(first, ast.Import):
+                module = first.names[0].name.split(".")[0]
+            elif isinstance(first, ast.ImportFrom) and first.module:
+                module = first.module.split(".")[0]
+            branch = BOARD_BRANCHES.get(module)
+            if branch == "try":
+                body.extend(node.body)
+                continue
+            if branch == "except":
+                body.extend(node.handlers[0].body)
+                continue
+        body.append(node)
+    tree.body = body
 
 
 def _remove(tree, qualname):
@@ -176,6 +209,8 @@ def trim(package_dir, firmware_sources=()):
         trees[name] = ast.parse((package_dir / name).read_text(), name)
     for name, qualname, _ in REMOVALS:
         _remove(trees[name], qualname)
+    for tree in trees.values():
+        _board_branch(tree)
     available = {
         "microdot.microdot": _defined_names(trees["microdot.py"]),
         "microdot": _defined_names(trees["microdot.py"]),
@@ -202,14 +237,23 @@ def trim(package_dir, firmware_sources=()):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
+    if len(argv) not in (1, 2):
         print(__doc__.rsplit("\n\n", 1)[-1].strip(), file=sys.stderr)
         return 2
-    import microdot
+    if len(argv) == 2:
+        package = Path(argv[1])
+    else:
+        import microdot
 
+        package = Path(microdot.__file__).parent
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
-    for name, text in trim(Path(microdot.__file__).parent).items():
+    try:
+        trimmed = trim(package)
+    except TrimError as err:
+        print("trim_microdot: error: %s" % err, file=sys.stderr)
+        return 1
+    for name, text in trimmed.items():
         (out / name).write_text(text)
     return 0
 
