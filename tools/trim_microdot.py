@@ -159,6 +159,36 @@ def _drop_unknown_imports(tree, available):
     ]
 
 
+def _drop_write_only_attributes(trees, firmware_sources):
+    """Remove `self.x = name_or_constant` where nothing (Microdot or the firmware) ever reads
+    an attribute x: each is a slot in every instance's attribute table for nothing (a request
+    keeps six such, left for the body, form and JSON helpers taken out above)."""
+    read = set()
+    for tree in list(trees) + [ast.parse(source) for source in firmware_sources]:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
+                read.add(node.attr)
+    for tree in trees:
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if not isinstance(body, list):
+                continue
+            kept = []
+            for stmt in body:
+                if (
+                    isinstance(stmt, ast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Attribute)
+                    and isinstance(stmt.targets[0].value, ast.Name)
+                    and stmt.targets[0].value.id == "self"
+                    and stmt.targets[0].attr not in read
+                    and isinstance(stmt.value, (ast.Name, ast.Constant))
+                ):
+                    continue
+                kept.append(stmt)
+            node.body = kept or [ast.Pass()]
+
+
 def _drop_unused_imports(tree):
     """Take names nothing in the module refers to out of its `from ... import` lines."""
     used = _referenced(tree)
@@ -200,9 +230,17 @@ def _referenced(tree):
     return names
 
 
-def trim(package_dir, firmware_sources=()):
+def firmware_sources():
+    """The source of every firmware module (firmware/**/*.py)."""
+    firmware = Path(__file__).resolve().parent.parent / "firmware"
+    return [p.read_text() for p in sorted(firmware.rglob("*.py"))]
+
+
+def trim(package_dir, firmware=None):
     """{file name: trimmed source} for the Microdot files the board needs (microdot.py,
-    websocket.py, __init__.py). firmware_sources: the firmware's own code, searched too."""
+    websocket.py, __init__.py). firmware: the firmware's own sources, searched for uses of
+    what is removed (default: this repository's firmware/)."""
+    firmware_sources_ = firmware_sources() if firmware is None else firmware
     package_dir = Path(package_dir)
     trees = {}
     for name in ("microdot.py", "websocket.py", "__init__.py"):
@@ -211,6 +249,7 @@ def trim(package_dir, firmware_sources=()):
         _remove(trees[name], qualname)
     for tree in trees.values():
         _board_branch(tree)
+    _drop_write_only_attributes(trees.values(), firmware_sources_)
     available = {
         "microdot.microdot": _defined_names(trees["microdot.py"]),
         "microdot": _defined_names(trees["microdot.py"]),
@@ -223,7 +262,7 @@ def trim(package_dir, firmware_sources=()):
     used = set()
     for tree in trees.values():
         used |= _referenced(tree)
-    for source in firmware_sources:
+    for source in firmware_sources_:
         used |= _referenced(ast.parse(source))
     still = sorted(
         qualname

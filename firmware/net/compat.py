@@ -51,9 +51,22 @@ def heap_note():
         return ""
 
 
+def heap_report(label, log):
+    """Log a heap report after a collection: the label, then micropython.mem_info() (on a board:
+    total, used, free, the largest block in use and the largest free block; the last two
+    decide whether a large allocation can still succeed on a fragmented heap)."""
+    log("mem: %s%s" % (label, heap_note()))
+    try:
+        from micropython import mem_info
+    except ImportError:  # CPython
+        return
+    mem_info()
+
+
 __all__ = [
     "const",
     "heap_note",
+    "heap_report",
     "print_exception",
     "sleep_ms",
     "ticks_diff",

@@ -19,7 +19,7 @@ from game.compat import const
 from game.engine import Match
 from game.projector import OBSERVER, visible
 from net import intents, messages
-from net.compat import heap_note, ticks_diff, ticks_ms
+from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import CLOSE_NORMAL, CLOSE_REPLACED, CLOSE_ROOM_FULL, frame
 from net.seats import Seat
 from net.views import ViewPublisher
@@ -312,6 +312,9 @@ class MatchHost:
             self._route_events()
         if changed or self.match.state_seq != before:
             self.views.changed()
+            if self.match.phase == _FINISHED:
+                # the heap between matches: what stays, and how fragmented it is
+                heap_report("match %d finished" % self.match_no, self.log)
 
     def _send(self, mask, text):
         data = frame(text)
