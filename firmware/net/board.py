@@ -101,6 +101,7 @@ _LONG_LIVED = (
     "net.views",
     "net.match_host",
     "net.gateway",
+    "net.limits",
     "net.server",
     "net.portal",
     "net.captive_dns",
