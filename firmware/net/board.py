@@ -62,6 +62,22 @@ def bring_up():
     return config, address, bind
 
 
+def arm_watchdog(ms):
+    """A hardware watchdog of ms milliseconds (None when ms is 0 or the port has none). Once
+    armed it cannot be stopped: the game's timer feeds it (net/gateway.py)."""
+    if not ms:
+        return None
+    try:
+        from machine import WDT
+
+        wdt = WDT(timeout=ms)
+    except (ImportError, AttributeError, ValueError, OSError) as exc:
+        print("watchdog: not available (%r)" % (exc,))
+        return None
+    print("watchdog: the board resets if the game loop stops for %d ms" % ms)
+    return wdt
+
+
 def forget(names):
     """Drop modules from sys.modules and their package, so their code can be collected.
     (`machine` is built in on the board, never in sys.modules; on the unix port it is a .py
@@ -137,6 +153,7 @@ def wire(step=_collect):
     started = time.ticks_ms()
     app = Microdot()
     game = Gateway(config, print)
+    game.watchdog = arm_watchdog(config.watchdog_ms)
     server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
     step("objects: Match, Projector, Gateway buffers, CaptiveDns")
 

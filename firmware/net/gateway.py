@@ -317,6 +317,7 @@ class Gateway:
         self.tx = bytearray(RECORD_FRAME)  # one outbound record frame, likewise
         self.dirty = []  # sessions with something due, in order
         self.event = asyncio.Event()  # set while dirty is not empty
+        self.watchdog = None  # a machine.WDT the timer feeds (net/board.py arms it)
 
     async def accept(self, request):
         """Answer a WebSocket upgrade; returns the new Session, or None when refused."""
@@ -399,6 +400,8 @@ class Gateway:
         asyncio.create_task(self.pump())
         while True:
             await sleep_ms(TICK_MS)
+            if self.watchdog is not None:
+                self.watchdog.feed()  # the loop runs: a stalled one lets the board reset
             try:
                 self.host.tick()
                 self.check_idle()
