@@ -170,6 +170,10 @@ def wire(step=_collect):
         info["stations"] = stations
         info["dns_answered"] = dns.answered
         info["dns_ignored"] = dns.ignored
+        info["http_open"] = server.open
+        info["http_refused"] = server.refused
+        info["http_evicted"] = server.evicted
+        info["sessions"] = len(game.sessions)
         return info
 
     portal.add_portal_routes(app, url)
