@@ -12,10 +12,7 @@ import socket
 import struct
 import time
 
-from conftest import start_game_board
-
 from game_client import GameClient, both_ready, close_all, run, two_players_and_observer
-from host_board import stop_host_board
 
 PLAYER_SOURCE = "127.0.0.2"
 
@@ -152,18 +149,15 @@ def test_framing_violations_close_with_the_right_code(game_board):
     run(still_serving())
 
 
-def test_a_half_sent_frame_is_closed_within_its_deadline(upy_binary, tmp_path):
-    board = start_game_board(upy_binary, tmp_path, idle_timeout_ms=20000)  # the default
-    try:
-        sock, status = _upgrade(board.board.http_port)
-        assert status.startswith(b"HTTP/1.1 101")
-        sock.sendall(_frame(1, b'{"t":"join","role":"watch"}'))
-        sock.sendall(b"\x81\x90\0\0\0\0" + b'{"t":')  # 16 bytes announced, 5 sent
-        close = _close_of(sock, timeout=15)  # FRAME_MS is 3 s; idle would take 20 s
-        sock.close()
-        assert close == (4000, "frame not finished in time"), close
-    finally:
-        stop_host_board(board.board)
+def test_a_half_sent_frame_is_closed_within_its_deadline(board_factory):
+    board = board_factory(idle_timeout_ms=20000)  # the default idle timeout
+    sock, status = _upgrade(board.board.http_port)
+    assert status.startswith(b"HTTP/1.1 101")
+    sock.sendall(_frame(1, b'{"t":"join","role":"watch"}'))
+    sock.sendall(b"\x81\x90\0\0\0\0" + b'{"t":')  # 16 bytes announced, 5 sent
+    close = _close_of(sock, timeout=15)  # FRAME_MS is 3 s; idle would take 20 s
+    sock.close()
+    assert close == (4000, "frame not finished in time"), close
 
 
 def test_a_socket_that_never_joins_is_closed(game_board):
