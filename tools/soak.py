@@ -61,6 +61,7 @@ HEAP_GROWTH_BOUND = 2048
 MAX_LATENCY_RATIO = 1.5
 DEFAULT_MINUTES = 15.0
 HONEST_PLAYER = "p2"
+BOARD_LOG = BUILD / "soak-board.log"
 
 _STARTS = re.compile(r"^game: match (\d+) starts", re.M)
 _FINISHED = re.compile(r"^mem: match (\d+) finished \(heap used (\d+), free (\d+)\)")
@@ -158,15 +159,17 @@ def soak(
     seed=1,
     behaviours=BEHAVIOURS,
     say=print,
+    log_path=None,
 ):
-    """One soak run; returns the report (a dict: "failures" lists what was not met)."""
+    """One soak run; returns the report (a dict: "failures" lists what was not met). The
+    board's whole log is written to log_path when given."""
     binary, bits = pick_binary()
     heap = heap or default_heap(layout, bits)
     if minutes is None and matches is None:
         minutes = DEFAULT_MINUTES
     report = {
         "layout": layout,
-        "heap": heap,
+        "heap_spec": heap,
         "word_bits": bits,
         "binary": "$%s" % MICROPY32_VAR if os.environ.get(MICROPY32_VAR) else "micropython",
         "seed": seed,
@@ -216,8 +219,9 @@ def soak(
             log = vb.read_log()
             alive = vb.process is not None and vb.process.poll() is None
         report["log_tail"] = log.splitlines()[-20:]
-        (BUILD).mkdir(exist_ok=True)
-        (BUILD / "soak-board.log").write_text(log)
+        if log_path is not None:
+            Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+            Path(log_path).write_text(log)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report["minutes"] = round((time.monotonic() - started_at) / 60, 2)
@@ -229,7 +233,6 @@ def soak(
     report["matches_finished"] = len(finished)
     report["heap_after_match"] = {str(n): finished[n] for n in sorted(finished)}
     report["heap"] = heap_figures(finished, lambda n: n % 2 == 1)
-    report["heap"]["spec"] = heap
     report["bots"] = figures
     if figures is not None:
         p2 = figures["bots"][HONEST_PLAYER]["latency_ms"]
@@ -266,7 +269,7 @@ def print_report(report, say=print):
     say("soak: %s" % ("PASS" if not report["failures"] else "FAIL"))
     say(
         "  %s layout, heap %s (%d-bit unix port), %.1f min, seed %d"
-        % (report["layout"], report["heap"]["spec"], report["word_bits"], report["minutes"],
+        % (report["layout"], report["heap_spec"], report["word_bits"], report["minutes"],
            report["seed"])
     )  # fmt: skip
     say(
@@ -361,7 +364,9 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     try:
-        report = soak(args.minutes, args.matches, args.layout, args.heap, args.seed)
+        report = soak(
+            args.minutes, args.matches, args.layout, args.heap, args.seed, log_path=BOARD_LOG
+        )
     except (VirtualBoardError, build_image.BuildError) as err:
         print("soak: error: %s" % err, file=sys.stderr)
         return 2
@@ -374,7 +379,7 @@ def main(argv=None):
     print_report(report)
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
-    print("report: %s, board log: %s" % (args.json, BUILD / "soak-board.log"))
+    print("report: %s, board log: %s" % (args.json, BOARD_LOG))
     return 1 if report["failures"] else 0
 
 
