@@ -38,8 +38,10 @@ The board's limits this runner respects (docs/protocol.md, "Connection and limit
 firmware's constants in net/gateway.py, net/server.py, net/match_host.py); only the flood and
 junk bots cross them, on purpose:
   - inbound frames per client: a token bucket of RATE_BURST (40), refilled at RATE_PER_S (20/s);
-    over it RATE_LIMITED, and RATE_ABUSE (100) refusals in a row close with 1008. A bot sends a
-    move per cooldown (100 ms at the shortest), a ready now and then and a ping per heartbeat;
+    over it RATE_LIMITED (without `c`: the frame is not read), and RATE_ABUSE (100) refusals
+    in a row close with 1008 (a frame the refilling bucket lets through, one per 50 ms, starts
+    the count again: host_tests/gateway/test_sustained_flood.py). A bot sends a move per
+    cooldown (100 ms at the shortest), a ready now and then and a ping per heartbeat;
   - new connections per source address: SOURCE_BURST (40), then SOURCE_PER_S (20/s), else 503.
     On loopback every bot connects from an address of its own (127.0.0.x are all loopback on
     Linux) and the junk from JUNK_SOURCES, so no limit of one source falls on another; against
