@@ -14,7 +14,7 @@ import threading
 import time
 
 from bots import BITS, DIRS, inside, step
-from game_client import GameClient, close_all, run
+from game_client import GameClient, both_ready, close_all, run, two_players_and_observer
 from hostenv import TOOLS
 from term_client import strip_ansi
 
@@ -205,3 +205,25 @@ def test_terminal_client_gets_its_seat_back_after_a_drop(game_board):
             proxy.close()
 
     run(scenario(), timeout=60)
+
+
+def test_terminal_spectator_sees_the_whole_maze_and_both_players(game_board):
+    url = game_board.ws_url
+    term = Terminal(game_board.board.url, "--watch")  # the page URL: the client finds /ws
+
+    async def scenario():
+        ann, bob, obs = await two_players_and_observer(url)
+        await both_ready(ann, bob)
+        screen = await term.shows("watching", "match 1: active", "P1 at (", "P2 at (")
+        maze = [line for line in screen.splitlines() if line.startswith("+")]
+        h = ann.view["h"]
+        assert len(maze) == h + 1  # every wall line: the spectator sees every cell
+        assert "P1" in screen.split("P1 at")[0] and "P2" in screen.split("P1 at")[0]
+        term.type(b"q")
+        await close_all(ann, bob, obs)
+
+    try:
+        run(scenario(), timeout=60)
+        assert term.process.wait(10) == 0
+    finally:
+        term.stop()
