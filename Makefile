@@ -16,7 +16,7 @@ UPY_HEAP ?= $(BOARD_HEAP)
 export UPY_HEAP
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
@@ -63,6 +63,13 @@ bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size
 mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mpy on flash and in ROMFS -> build/mem*.json
 	$(PY) tools/mem_budget.py --bisect --json build/mem.json
 	$(PY) tools/mem_budget.py --bisect --romfs --json build/mem-romfs.json
+
+# The long soak (tools/soak.py, docs/performance.md "Soak"): SOAK_MINUTES of matches back to
+# back with chaos on the board image at its layout's heap; with MICROPY32 set, on the 32-bit port.
+SOAK_MINUTES ?= 15
+SOAK_LAYOUT ?= romfs
+soak: $(STAMP) ## matches back to back with chaos at the board heap, SOAK_MINUTES=15 SOAK_LAYOUT=romfs|filesystem -> build/soak.json
+	$(PY) tools/soak.py --minutes $(SOAK_MINUTES) --layout $(SOAK_LAYOUT)
 
 fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
 	$(PY) tools/fairness.py 1000
