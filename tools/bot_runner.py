@@ -23,8 +23,8 @@ Chaos (`behaviours`, applied by every bot not named in `honest`, at random, seed
   reconnect  drop the connection (a reset, or a close without leave) and join again with the
              seat's token, as the phone does (observers join again)
   flood      a burst of pings over the rate limit: the board answers RATE_LIMITED, and after
-             RATE_ABUSE refusals in a row closes with 1008 (or 4008 if the refusals pile up
-             unread); the bot then reconnects with its token
+             RATE_ABUSE refusals (draining 5 a second) closes with 1008 (or 4008 if the
+             refusals pile up unread); the bot then reconnects with its token
   stall      stop reading the socket for a few seconds (its receive buffer is small, so the
              board's writes back up): the board may close it with 4008; then reconnect
   junk       besides the bots, connections that send nothing, half a request, upgrade and
@@ -39,8 +39,8 @@ firmware's constants in net/gateway.py, net/server.py, net/match_host.py); only 
 junk bots cross them, on purpose:
   - inbound frames per client: a token bucket of RATE_BURST (40), refilled at RATE_PER_S (20/s);
     over it RATE_LIMITED (without `c`: the frame is not read), and RATE_ABUSE (100) refusals
-    in a row close with 1008 (a frame the refilling bucket lets through, one per 50 ms, starts
-    the count again: host_tests/gateway/test_sustained_flood.py). A bot sends a move per
+    close with 1008 (they drain at ABUSE_DRAIN_PER_S, 5 a second, so a sustained flood is
+    closed too: host_tests/gateway/test_sustained_flood.py). A bot sends a move per
     cooldown (100 ms at the shortest), a ready now and then and a ping per heartbeat;
   - new connections per source address: SOURCE_BURST (40), then SOURCE_PER_S (20/s), else 503.
     On loopback every bot connects from an address of its own (127.0.0.x are all loopback on

@@ -107,7 +107,7 @@ def test_rejoin_and_reconnect(game_board, fast_chaos):
 @pytest.mark.slow
 def test_flood_is_refused_then_closed_and_the_flooder_comes_back(game_board, monkeypatch):
     monkeypatch.setattr(bot_runner, "CHAOS_EVERY_S", (0.5, 1.0))
-    monkeypatch.setattr(bot_runner, "FLOOD_FRAMES", (150, 150))  # 40 + 100 refused in a row
+    monkeypatch.setattr(bot_runner, "FLOOD_FRAMES", (150, 150))  # 40 let through + 100 refused
     figures = run(
         run_bots(game_board.ws_url, players=2, observers=2, matches=2, behaviours=("flood",)),
         timeout=180,
