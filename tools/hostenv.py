@@ -204,6 +204,8 @@ def locate_micropython32():
     override = os.environ.get(MICROPY32_VAR)
     if override:
         candidate, origin = override, "%s=%s" % (MICROPY32_VAR, override)
+        if os.sep in override:  # tools run it from other working directories
+            candidate = os.path.abspath(override)
     else:
         candidate = shutil.which("micropython-32")
         if candidate is None and (ROOT / ".venv" / "bin" / "micropython-32").is_file():

@@ -125,6 +125,8 @@ def resolve_binary(path=None, say=print):
                 raise BinaryError("no micropython binary: run `make venv`")
             say("note: %s" % why)
             say("note: the figures below are the 64-bit unix port's, NOT a 32-bit board's")
+    if os.sep in str(path):  # the board runs in its flash folder: no relative paths
+        path = os.path.abspath(path)
     binary = describe_binary(path)
     say("binary: %s (%d-bit; %s)" % (binary.path, binary.word_bits, binary.version))
     return binary

@@ -207,6 +207,8 @@ class VirtualBoard:
         self.micropython = micropython or find_micropython()
         if self.micropython is None:
             raise VirtualBoardError("micropython (unix port) not found: run `make venv`")
+        if os.sep in str(self.micropython):  # it runs in the flash folder
+            self.micropython = os.path.abspath(self.micropython)
         self.hostboard = hostboard
         self.port = None
         self.process = None  # the REPL, or the booted app after boot()
