@@ -755,6 +755,15 @@ def main(argv=None):
         return 2
     if args.json is None and args.bisect:
         args.json = str(default_json(binary.word_bits, args.romfs))
+    if args.heap:
+        try:
+            heap_spec(args.heap, binary.word_bits)
+        except ValueError:
+            print(
+                "mem_budget: error: --heap %r: bytes, K or wK (90112, 88K)" % args.heap,
+                file=sys.stderr,
+            )
+            return 2
     work = romfs_dir = None
     if args.image:
         image = Path(args.image)
