@@ -76,7 +76,8 @@ bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size
 # mem: the bisections run on the 32-bit unix port when there is one (the first lines say which
 # binary; without one they are 64-bit, and say so), then one run of each layout on the 64-bit
 # port at its budget heap (hostenv.BUDGET_*_64) as the secondary figures: bisecting that too
-# would double the time. --bisect starts at the budget, so an unchanged image takes two runs.
+# would double the time. --bisect starts at the budget and the steps below it: an unchanged image
+# takes two or three runs (~20 min in all).
 mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mpy on flash and in ROMFS (32-bit if found) -> build/mem*.json
 	$(PY) tools/mem_budget.py --bisect --json build/mem.json
 	$(PY) tools/mem_budget.py --bisect --romfs --json build/mem-romfs.json

@@ -584,9 +584,10 @@ def _heap_of_steps(n, bits):
 
 def bisect(image, moves, say, binary, romfs=None, hint=None):
     """Smallest passing heap in the binary's steps (BISECT); returns (its -X heapsize value,
-    results by value). With `hint` (the budget: expected to pass, one step below to fail) the
-    first trials are there, so an unchanged image takes two runs; any other outcome goes on
-    with an ordinary bisection between the bounds."""
+    results by value). With `hint` (the budget: expected to pass, and at most one step above
+    the smallest heap) the first trials are the budget and the steps below it, so an image
+    that needs its budget takes two runs, and one that passes a step below it three; any
+    other outcome goes on with an ordinary bisection between the bounds."""
     bits = binary.word_bits
     step, lo_bytes, hi_bytes = BISECT[bits]
     results = {}
@@ -606,13 +607,17 @@ def bisect(image, moves, say, binary, romfs=None, hint=None):
     lo, hi = lo_bytes // step, hi_bytes // step  # in steps; invariant: hi passes, lo fails
     floor = lo
     if hint is not None:
+        # the budget, then down one step at a time while it passes, twice at most (the budget
+        # is at most a step above the smallest heap), before any bisection
         start = max(lo + 1, -(-heap_spec(hint, bits)[1] // step))
         if not trial(start):
             lo = max(lo, start)
-        elif trial(start - 1):
-            hi = start - 1
         else:
-            lo, hi = start - 1, start
+            hi = start
+            while hi - 1 > lo and hi > start - 2 and trial(hi - 1):
+                hi -= 1
+            if hi - 1 > lo and hi > start - 2:
+                lo = hi - 1  # the step below hi was tried and failed
     hi = max(hi, lo + 1)
     while not trial(hi):
         lo, hi = hi, hi * 2
