@@ -30,9 +30,24 @@ def put(buf, pos, data):
 
 def put_int(buf, pos, value):
     """Write int value in decimal at pos (digits are filled from the right, no str is made)."""
-    if 0 <= value < 10:  # most numbers of a view: one digit
-        buf[pos] = 48 + value
-        return pos + 1
+    if 0 <= value < 1000:  # most numbers of a view: a cell index, a count, a flag
+        if value < 10:
+            buf[pos] = 48 + value
+            return pos + 1
+        if value < 100:
+            buf[pos] = 48 + value // 10
+            buf[pos + 1] = 48 + value % 10
+            return pos + 2
+        buf[pos] = 48 + value // 100
+        buf[pos + 1] = 48 + value // 10 % 10
+        buf[pos + 2] = 48 + value % 10
+        return pos + 3
+    if 1000 <= value < 10000:  # a state sequence, a cell of a large maze
+        buf[pos] = 48 + value // 1000
+        buf[pos + 1] = 48 + value // 100 % 10
+        buf[pos + 2] = 48 + value // 10 % 10
+        buf[pos + 3] = 48 + value % 10
+        return pos + 4
     if value < 0:
         buf[pos] = 45  # '-'
         pos += 1
