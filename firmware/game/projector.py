@@ -57,6 +57,7 @@ _OBJ_MAX = const(192)
 
 # Envelope: {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":I,"n":N
 _ENV_V = b'{"v":%d,"t":"view","s":' % PROTOCOL_VERSION
+_ENV_V_LEN = len(_ENV_V)  # where the state sequence starts
 _ENV_R = const(b',"r":"')
 _ENV_PH = const(b'","ph":"')
 _ENV_W = const(b'","w":')
@@ -137,11 +138,12 @@ class Projector:
     it (a frame header) and send both with one write. `buf` and `mv` are views of the
     RECORD_MAX bytes of that record."""
 
-    def __init__(self, headroom=0):
+    def __init__(self, headroom=0, gap=None):
         self.headroom = headroom
         self.store = bytearray(headroom + RECORD_MAX + SLACK)
         self.mv = self.buf = memoryview(self.store)[headroom : headroom + RECORD_MAX]
         self.count = 0  # records of the current view
+        self._role = 0
         self.length = 0  # bytes of the record last written in store
         self._whole = _NONE  # the record that is in store, complete
         # The maze: a copy of the flags its hex digits were made from, the digits (+ _BLOCK
@@ -183,6 +185,22 @@ class Projector:
         self._run_start = [0] * _MAX_RUNS
         self._run_len = [0] * _MAX_RUNS
         self._nruns = 0
+        # The observer's records, each after `gap(its length)` free bytes (a frame header),
+        # one after another: kept from one observer view to the next and, when nothing but the
+        # state sequence and the status changed and the status kept its length, updated in
+        # place (the state sequence in every record, the status in record 0).
+        self._gap = gap
+        self.obs = None
+        self.obs_at = [0] * MAX_CHUNKS  # where each record starts in obs
+        self.obs_end = 0  # where the last one ends
+        self._o_len = [0] * MAX_CHUNKS  # bytes of each record
+        self._o_count = 0
+        self._o_valid = False  # obs holds the view described by:
+        self._o_st = 0  # where record 0's status starts, and its bytes
+        self._o_st_len = 0
+        self._o_seq_digits = 0
+        self._o_phase = 0
+        self._o_meet = 0
         # Where each chunk starts: object index, run index, offset in that run, and its length
         # in bytes; entry count is where the view ends.
         self._c_obj = bytearray(MAX_CHUNKS + 1)
@@ -199,23 +217,49 @@ class Projector:
         return opponent_visible(match, seat)
 
     def begin(self, match, role):
-        """Snapshot role's view of match and plan its records; returns the record count."""
+        """Snapshot role's view of match and plan its records; returns the record count. A
+        player's records are written by write(i); an observer's are all in `obs` on return."""
         if role != OBSERVER and role != 1 and role != 2:
             raise ValueError("role must be 1, 2 or OBSERVER")
         if self._raw != match.cells:
             self._load_maze(match.cells)
         self._w = match.width
         self._h = match.height
-        self._put_prefix(match, role)
+        self._role = role
         self._whole = _NONE
-        if role != OBSERVER:
-            count = self._player(match, role)
-            if count:
-                return count  # one record, written
-        else:
-            self._observer(match)
-        # Planned: the envelope holds n, so its width depends on the count it helps to
-        # decide: plan with one digit, and again if the count came out wider.
+        if role == OBSERVER:
+            return self._observer_view(match)
+        self._put_prefix(match, role)
+        if self._player(match, role):
+            return 1  # one record, written
+        return self._planned()
+
+    def record(self, i):
+        """Write record i (0 <= i < count) and return a memoryview of exactly its bytes."""
+        n = self.write(i)
+        if self._role == OBSERVER:
+            at = self.obs_at[i]
+            return memoryview(self.obs)[at : at + n]
+        return self.mv[:n]
+
+    def write(self, i):
+        """Write record i at `headroom` in self.store (an observer's is in `obs` already) and
+        return its length (allocation-free)."""
+        if i == self._whole and i < self.count:
+            return self.length
+        if i < 0 or i >= self.count:
+            raise IndexError("record index out of range")
+        if self._role == OBSERVER:
+            self.length = self._o_len[i]
+            return self.length
+        at = self.headroom
+        self.length = self._write_into(i, self.store, at) - at
+        self._whole = i
+        return self.length
+
+    def _planned(self):
+        # The envelope holds n, so its width depends on the count it helps to decide: plan
+        # with one digit, and again if the count came out wider.
         digits = 1
         count = self._plan(digits)
         while ndigits(count) > digits:
@@ -224,33 +268,11 @@ class Projector:
         self.count = count
         return count
 
-    def record(self, i):
-        """Write record i (0 <= i < count) and return a memoryview of exactly its bytes."""
-        return self.mv[: self.write(i)]
-
-    def write(self, i):
-        """Write record i at `headroom` in self.store and return its length (allocation-free)."""
-        if i != self._whole or i >= self.count:
-            at = self.headroom
-            self.length = self.write_into(i, self.store, at) - at
-            self._whole = i
-        return self.length
-
-    def size(self, i):
-        """Bytes of record i of the current view (known before it is written)."""
-        return self._c_len[i]
-
-    def write_into(self, i, out, at):
-        """Write record i at out[at:] and return the position after it (allocation-free). Up
-        to SLACK bytes after the record may be written over; so may the rest of out when it
-        has fewer. Records written in order, one after another, each start where the last
-        ended."""
-        if i < 0 or i >= self.count:
-            raise IndexError("record index out of range")
-        mine = out is self.store and at == self.headroom
-        if i == self._whole:  # in store already
-            return at + self.length if mine else _copy(out, at, self.mv, self.length)
-        if mine:
+    def _write_into(self, i, out, at):
+        """Write record i of the planned view at out[at:] and return the position after it
+        (allocation-free). Up to SLACK bytes after the record may be written over (or the rest
+        of out, when it has fewer): records are written in order, one after another."""
+        if out is self.store and at == self.headroom:
             p = at + self._pre_len  # the envelope is in place
         else:
             p = _copy(out, at, self._pre, self._pre_len)
@@ -295,6 +317,7 @@ class Projector:
         self._raw[:] = cells
         if self._o_present:  # a new maze: the observer's objects are written again
             self._o_present[0] = 255
+        self._o_valid = False
         self._t_phase = -1
         hexd = b"0123456789abcdef"
         out = self._hex
@@ -433,11 +456,68 @@ class Projector:
 
     # ---- the observer's view ----------------------------------------------------------------
 
-    def _observer(self, match):
-        # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
-        b = self._st
-        b[0:12] = _S_PLAYERS
-        p = self._put_seat(b, 12, match, 1, match.radius(1))
+    def _observer_view(self, match):
+        fresh = self._observer_objects(match)
+        seq = match.state_seq
+        if (
+            self._o_valid
+            and not fresh
+            and match.phase == self._o_phase
+            and match.meeting_seq == self._o_meet
+            and ndigits(seq) == self._o_seq_digits
+        ):
+            # The same layout as the view in obs if the status keeps its length: write it in
+            # place, then the state sequence into every record.
+            ob = self.obs
+            at = self._o_st
+            if self._observer_status(ob, at, match) - at == self._o_st_len:
+                count = self._o_count
+                starts = self.obs_at
+                for i in range(count):
+                    put_int(ob, starts[i] + _ENV_V_LEN, seq)
+                self.count = count
+                return count
+        # Every record again.
+        self._put_prefix(match, OBSERVER)
+        self._st_len = self._observer_status(self._st, 0, match)
+        self._objs = self._o_objs
+        self._obj_len = self._o_obj_len
+        self._objs_len = self._o_objs_len
+        self._nobj = self._o_nobj
+        n = self._w * self._h
+        self._run_start[0] = 0
+        self._run_len[0] = n
+        self._nruns = 1
+        count = self._planned()
+        gap = self._gap
+        top = 0 if gap is None else gap(RECORD_MAX)
+        need = count * (top + RECORD_MAX) + SLACK
+        if self.obs is None or len(self.obs) < need:
+            self.obs = None  # (let the old buffer go first)
+            self.obs = bytearray(need)
+        ob = self.obs
+        p = 0
+        for i in range(count):
+            size = self._c_len[i]
+            if gap is not None:
+                p += gap(size)
+            self.obs_at[i] = p
+            self._o_len[i] = size
+            p = self._write_into(i, ob, p)
+        self.obs_end = p
+        self._o_count = count
+        self._o_st = self.obs_at[0] + self._pre_len + 12 + (1 if count < 10 else 2)
+        self._o_st_len = self._st_len
+        self._o_seq_digits = ndigits(seq)
+        self._o_phase = match.phase
+        self._o_meet = match.meeting_seq
+        self._o_valid = True
+        return count
+
+    def _observer_status(self, b, p, match):
+        # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W} at p; returns its end
+        b[p : p + 12] = _S_PLAYERS
+        p = self._put_seat(b, p + 12, match, 1, match.radius(1))
         b[p : p + 6] = _S_XT
         p = put_int(b, p + 6, match.exit_time[1])
         b[p] = 125  # '}'
@@ -448,29 +528,27 @@ class Projector:
         b[p : p + 10] = _S_RES_OBS
         p = self._put_result(b, p + 10, match)
         b[p] = 125
-        self._st_len = p + 1
-        # Every object on the ground: written again only when one of them changed.
+        return p + 1
+
+    def _observer_objects(self, match):
+        """Every object on the ground, written again only when one of them changed since the
+        last observer view (returns True then)."""
         present = match.obj_present
         cells = match.obj_cell
+        if self._o_present == present and self._o_cell == cells:
+            return False
         n = self._w * self._h
-        if self._o_present != present or self._o_cell != cells:
-            b = self._o_objs
-            self._o_objs_len = self._put_objects(b, 0, match, 0, n - 1, 0, self._w - 1, None)
-            self._o_nobj = self._nobj
-            if self._o_present is None or len(self._o_present) != len(present):
-                self._o_present = bytearray(len(present))
-                self._o_cell = [0] * len(present)
-            self._o_present[:] = present
-            for slot in range(len(present)):
-                self._o_cell[slot] = cells[slot]
-        self._objs = self._o_objs
-        self._obj_len = self._o_obj_len
-        self._objs_len = self._o_objs_len
-        self._nobj = self._o_nobj
-        # The whole maze: one run.
-        self._run_start[0] = 0
-        self._run_len[0] = n
-        self._nruns = 1
+        self._o_objs_len = self._put_objects(
+            self._o_objs, 0, match, 0, n - 1, 0, self._w - 1, self._o_obj_len
+        )
+        self._o_nobj = self._nobj
+        if self._o_present is None or len(self._o_present) != len(present):
+            self._o_present = bytearray(len(present))
+            self._o_cell = [0] * len(present)
+        self._o_present[:] = present
+        for slot in range(len(present)):
+            self._o_cell[slot] = cells[slot]
+        return True
 
     # ---- status and objects -----------------------------------------------------------------
 
@@ -534,10 +612,8 @@ class Projector:
     def _put_objects(self, b, p, match, lo, hi, x0, x1, lens):
         """The objects on the ground inside the square (cells lo..hi, columns x0..x1) at p, in
         slot order: the member ,"o":[[kind,owner,variant,cell],..] (nothing when there are
-        none), each object's bytes in lens (the observer's cached ones when lens is None).
-        Sets _nobj; returns the position after the member."""
-        if lens is None:
-            lens = self._o_obj_len
+        none), each object's bytes in lens. Sets _nobj; returns the position after the
+        member."""
         present = match.obj_present
         cell_of = match.obj_cell
         w = self._w

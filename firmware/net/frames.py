@@ -7,7 +7,6 @@ from game.rules import RECORD_MAX
 
 MAX_MESSAGE = RECORD_MAX  # bytes of one inbound payload: one intent (larger: 1009)
 HEAD_MAX = const(4)  # bytes of a server frame header for up to 65535 payload bytes
-RECORD_FRAME = RECORD_MAX + HEAD_MAX  # one view record as a frame
 CLIENT_HEAD = const(6)  # bytes of the smallest client header: 2, then the 4-byte mask
 
 # Opcodes.
@@ -109,6 +108,11 @@ def unmask(dst, payload, mask):
     """dst[i] = payload[i] ^ mask[i % 4] for every payload byte."""
     for i in range(len(payload)):
         dst[i] = payload[i] ^ mask[i & 3]
+
+
+def head_size(length):
+    """Bytes of a server frame header for a payload of length bytes (at most 65535)."""
+    return 2 if length < 126 else 4
 
 
 def put_header(buf, length, opcode=OP_TEXT, at=0):

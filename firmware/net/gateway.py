@@ -41,7 +41,6 @@ from net.frames import (
     OP_PING,
     OP_PONG,
     OP_TEXT,
-    RECORD_FRAME,
     close_code_valid,
     close_frame,
     frame,
@@ -263,7 +262,7 @@ class Session:
 
     # ---- writing (the gateway's pump calls these) ---------------------------------------------
 
-    def write_due(self, views, tx):
+    def write_due(self, views):
         """Write everything due without waiting: control frames in order, then the close frame
         or the newest view. Returns False when the socket could not take it all."""
         out = self.stream
@@ -280,12 +279,10 @@ class Session:
             epoch = views.epoch
             role = self.view_role
             if role == OBSERVER:
-                shared = views.observer_frames()
-                out.write(memoryview(shared.buf)[: shared.length])  # same bytes for all
+                out.write(views.observer_frames())  # the same bytes for all
             else:
                 for i in range(views.plan(role)):
-                    n = views.player_frame(role, i, tx)
-                    out.write(memoryview(tx)[:n])
+                    out.write(views.player_frame(role, i))
             views.sent(self, epoch)
         return not out.out_buf
 
@@ -314,7 +311,6 @@ class Gateway:
         self.max_sessions = 2 + settings.max_observers + SPARE_SESSIONS
         self.idle_ms = settings.idle_timeout_ms
         self.rx = bytearray(MAX_MESSAGE)  # unmasked inbound payload, used between awaits only
-        self.tx = bytearray(RECORD_FRAME)  # one outbound record frame, likewise
         self.dirty = []  # sessions with something due, in order
         self.event = asyncio.Event()  # set while dirty is not empty
         self.watchdog = None  # a machine.WDT the timer feeds (net/board.py arms it)
@@ -365,7 +361,7 @@ class Gateway:
                 if session.done or session.flushing:
                     continue
                 try:
-                    if not session.write_due(views, self.tx):
+                    if not session.write_due(views):
                         if len(session.stream.out_buf) > OUT_MAX:
                             session.kill(CLOSE_SLOW, "not reading")
                         session.flushing = True

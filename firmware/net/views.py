@@ -1,9 +1,14 @@
 # The view publisher: the one way game state reaches the sockets. It keeps the view epoch
-# (+1 whenever any view may have changed), the Projector and which view it last planned, and
-# the observers' frames, encoded once and written to every observer. Sessions subscribe with
-# a role (a seat, or OBSERVER); each session's writer task asks `due(session)` and writes the
-# frames of its role's newest view. Which view a session was last sent is the publisher's
-# business: `resync(session)` makes it send the whole view again.
+# (+1 whenever any view may have changed) and the Projector with which view it last planned.
+# Sessions subscribe with a role (a seat, or OBSERVER); the gateway's pump asks `due(session)`
+# and writes the frames of its role's newest view. Which view a session was last sent is the
+# publisher's business: `resync(session)` makes it send the whole view again.
+#
+# Frames are written where the projector wrote the records, with no copy: a player's record
+# has room for its frame header in front of it (the projector's headroom), the observers'
+# records each have theirs (the projector's gap), one after another, so every observer gets
+# the same bytes with one write. A stream's write() either hands the bytes to the socket or
+# copies what is left, so no writer holds on to these buffers across an await.
 #
 #   views = ViewPublisher(match)
 #   views.attach(session, role)      # after a join: the session now wants this role's views
@@ -11,32 +16,21 @@
 #   views.detach(session)            # the session left
 from game.compat import const
 from game.projector import OBSERVER, Projector
-from net.frames import OP_TEXT, RECORD_FRAME, put_header
+from net.frames import HEAD_MAX, OP_TEXT, head_size, put_header
 
 NO_VIEW = const(-1)  # view_role of a session that receives no views
-
-
-class SharedView:
-    """The observer view as ready frames, encoded once; every observer writes these bytes.
-    Rewritten in place for each new state: a stream's write() either hands the bytes to the
-    socket or copies what is left, so no writer ever holds on to this buffer across an await."""
-
-    def __init__(self, capacity):
-        self.buf = bytearray(capacity)
-        self.length = 0
-        self.epoch = -1
 
 
 class ViewPublisher:
     def __init__(self, match):
         self.match = match
         self.epoch = 0
-        self.proj = Projector()
+        self.proj = Projector(HEAD_MAX, head_size)
         self.sessions = []  # subscribed sessions, each with view_role and sent_epoch
         self._plan_role = NO_VIEW  # whose view the projector has planned, for which epoch
         self._plan_epoch = -1
         self._plan_count = 0
-        self._shared = None  # SharedView of the observers
+        self._obs_epoch = -1  # the epoch of the observer frames in the projector's obs
 
     # ---- subscriptions ----------------------------------------------------------------------
 
@@ -82,35 +76,27 @@ class ViewPublisher:
             self._plan_count = self.proj.begin(self.match, role)
         return self._plan_count
 
-    def player_frame(self, role, i, buf):
-        """Write record i of role's current view as one frame into buf (RECORD_FRAME bytes);
-        returns its length. Re-plans if another view was planned in between (same epoch:
-        the same records)."""
+    def player_frame(self, role, i):
+        """Record i of role's current view as one frame: a memoryview of the projector's
+        buffer, valid until the next call. Re-plans if another view was planned in between
+        (same epoch: the same records)."""
         self.plan(role)
-        n = self.proj.write(i)
-        head = put_header(buf, n)
-        buf[head : head + n] = self.proj.mv[:n]
-        return head + n
+        proj = self.proj
+        n = proj.write(i)
+        at = proj.headroom
+        start = at - head_size(n)
+        put_header(proj.store, n, OP_TEXT, start)
+        return memoryview(proj.store)[start : at + n]
 
     def observer_frames(self):
-        """The current observer view (a SharedView): all its records as frames."""
-        shared = self._shared
-        if shared is not None and shared.epoch == self.epoch:
-            return shared
-        count = self.plan(OBSERVER)
-        need = count * RECORD_FRAME
-        if shared is None or len(shared.buf) < need:
-            self._shared = shared = None  # let the old buffer go before taking a bigger one
-            shared = SharedView(need)
-            self._shared = shared
-        buf = shared.buf
+        """The current observer view, all its records as frames: a memoryview of the
+        projector's obs, the same bytes for every observer."""
         proj = self.proj
-        pos = 0
-        for i in range(count):
-            n = proj.write(i)
-            pos += put_header(buf, n, OP_TEXT, pos)
-            buf[pos : pos + n] = proj.mv[:n]
-            pos += n
-        shared.length = pos
-        shared.epoch = self.epoch
-        return shared
+        if self._obs_epoch != self.epoch:
+            count = self.plan(OBSERVER)  # the records are in proj.obs
+            obs = proj.obs
+            for i in range(count):
+                n = proj.write(i)
+                put_header(obs, n, OP_TEXT, proj.obs_at[i] - head_size(n))
+            self._obs_epoch = self.epoch
+        return memoryview(proj.obs)[: proj.obs_end]
