@@ -19,7 +19,6 @@ from microdot import Response
 from microdot.websocket import WebSocket
 
 from game.compat import const
-from game.projector import OBSERVER
 from net import intents
 from net.compat import heap_note, print_exception, sleep_ms, ticks_diff, ticks_ms, wait_for_ms
 from net.frames import (
@@ -277,12 +276,7 @@ class Session:
             return self.done
         if views.due(self):
             epoch = views.epoch
-            role = self.view_role
-            if role == OBSERVER:
-                out.write(views.observer_frames())  # the same bytes for all
-            else:
-                for i in range(views.plan(role)):
-                    out.write(views.player_frame(role, i))
+            out.write(views.frames(self.view_role))
             views.sent(self, epoch)
         return not out.out_buf
 

@@ -4,11 +4,11 @@
 # and writes the frames of its role's newest view. Which view a session was last sent is the
 # publisher's business: `resync(session)` makes it send the whole view again.
 #
-# Frames are written where the projector wrote the records, with no copy: a player's record
-# has room for its frame header in front of it (the projector's headroom), the observers'
-# records each have theirs (the projector's gap), one after another, so every observer gets
-# the same bytes with one write. A stream's write() either hands the bytes to the socket or
-# copies what is left, so no writer holds on to these buffers across an await.
+# Frames are written where the projector wrote the records, with no copy: every record has
+# room for its frame header in front of it (the projector's headroom and gaps), and a view of
+# several records has them one after another, so a view is one write, and every observer
+# gets the same bytes. A stream's write() either hands the bytes to the socket or copies what
+# is left, so no writer holds on to these buffers across an await.
 #
 #   views = ViewPublisher(match)
 #   views.attach(session, role)      # after a join: the session now wants this role's views
@@ -30,7 +30,7 @@ class ViewPublisher:
         self._plan_role = NO_VIEW  # whose view the projector has planned, for which epoch
         self._plan_epoch = -1
         self._plan_count = 0
-        self._obs_epoch = -1  # the epoch of the observer frames in the projector's obs
+        self._obs_epoch = -1  # the epoch of the observers' frames in the projector's obs
 
     # ---- subscriptions ----------------------------------------------------------------------
 
@@ -76,27 +76,21 @@ class ViewPublisher:
             self._plan_count = self.proj.begin(self.match, role)
         return self._plan_count
 
-    def player_frame(self, role, i):
-        """Record i of role's current view as one frame: a memoryview of the projector's
-        buffer, valid until the next call. Re-plans if another view was planned in between
-        (same epoch: the same records)."""
-        self.plan(role)
+    def frames(self, role):
+        """role's current view, every record as a frame, as one memoryview of the projector's
+        buffers (valid until the next view is planned): the same bytes for every observer."""
         proj = self.proj
-        n = proj.write(i)
-        at = proj.headroom
-        start = at - head_size(n)
-        put_header(proj.store, n, OP_TEXT, start)
-        return memoryview(proj.store)[start : at + n]
-
-    def observer_frames(self):
-        """The current observer view, all its records as frames: a memoryview of the
-        projector's obs, the same bytes for every observer."""
-        proj = self.proj
-        if self._obs_epoch != self.epoch:
-            count = self.plan(OBSERVER)  # the records are in proj.obs
-            obs = proj.obs
-            for i in range(count):
-                n = proj.write(i)
-                put_header(obs, n, OP_TEXT, proj.obs_at[i] - head_size(n))
-            self._obs_epoch = self.epoch
-        return memoryview(proj.obs)[: proj.obs_end]
+        if role == OBSERVER and self._obs_epoch == self.epoch:
+            return memoryview(proj.obs)[proj.obs_start : proj.obs_end]
+        count = self.plan(role)
+        out = proj.out
+        for i in range(count):
+            n = proj.write(i)
+            put_header(out, n, OP_TEXT, proj.at[i] - head_size(n))
+        if out is proj.store:  # one record
+            at = proj.at[0]
+            return memoryview(out)[at - head_size(proj.length) : at + proj.length]
+        # In the projector's obs, one after another: the observers' frames stay there for
+        # this epoch, unless a player's view of more than one record takes obs.
+        self._obs_epoch = self.epoch if role == OBSERVER else -1
+        return memoryview(out)[proj.obs_start : proj.obs_end]
