@@ -72,7 +72,10 @@ _RESULTS = tuple(name.encode() for name in RESULT_NAMES)
 _OBJS = const(b',"o":[')
 _OBJ = const(b"[0,0,0,")  # an object's kind, owner and variant, poked in
 _CELLS = const(b',"c":[[')  # the member and its first run's opening
-_RUN = const(b'"],[0,"')  # a run's opening after the run before it
+_RUN = const(b'"],[0,"')  # a run's opening after the run before it (and for 2-4 digits)
+_RUN_2 = const(b'"],[00,"')
+_RUN_3 = const(b'"],[000,"')
+_RUN_4 = const(b'"],[0000,"')
 
 # Status members. A seat: {"p":..,"k":..,"vm":..,"rad":..,"cp":..,"xo":..,"xd":..(,"xt":..)};
 # a 0 stands for a one-digit value poked in.
@@ -113,8 +116,18 @@ class Projector:
 
     def __init__(self, headroom=0, gap=None):
         self.headroom = headroom
-        self.store = bytearray(headroom + RECORD_MAX + SLACK)
-        self.buf = memoryview(self.store)[headroom : headroom + RECORD_MAX]
+        # A store per seat, each with the seat's last view of one record (buf: its bytes), and
+        # what that view shows: [0 or 1 (valid), the square (lo, hi, x0, x1), objects
+        # generation, digits of the state sequence, phase, meetings, where the status starts,
+        # its bytes, the record's bytes].
+        size = headroom + RECORD_MAX + SLACK
+        self._stores = (None, bytearray(size), bytearray(size))
+        self._bufs = (None,) + tuple(
+            memoryview(b)[headroom : headroom + RECORD_MAX] for b in self._stores[1:]
+        )
+        self._seat_of = (None, [0] * 12, [0] * 12)
+        self.store = self._stores[1]
+        self.buf = self._bufs[1]
         self._gap = gap
         self.obs = None  # made by the first view of more than one record
         self._obs_pre = None  # a view of record 0's envelope in obs (copied into the others)
@@ -156,9 +169,14 @@ class Projector:
         self._c_run = bytearray(MAX_CHUNKS + 1)
         self._c_off = [0] * (MAX_CHUNKS + 1)
         # The observer's records in obs show: [0 or 1 (valid), count, where the status
-        # starts, its bytes, digits of the state sequence, phase, meetings, objects present
-        # (the match's obj_present), their cells (obj_cell)].
-        self._obs_of = [0, 0, 0, 0, 0, 0, 0, None, None]
+        # starts, its bytes, digits of the state sequence, phase, meetings, objects
+        # generation].
+        self._obs_of = [0, 0, 0, 0, 0, 0, 0, 0]
+        # The objects' generation: +1 whenever the match's obj_present or obj_cell differ
+        # from the copies kept here.
+        self._gen = 0
+        self._gen_present = None
+        self._gen_cells = None
 
     # ---- the gateway's API ----------------------------------------------------------------
 
@@ -177,6 +195,17 @@ class Projector:
         self._w = match.width
         self._h = match.height
         self._role = role
+        # The objects' generation.
+        present = match.obj_present
+        cells = match.obj_cell
+        if self._gen_present != present or self._gen_cells != cells:
+            if self._gen_present is None or len(self._gen_present) != len(present):
+                self._gen_present = bytearray(len(present))
+                self._gen_cells = [0] * len(present)
+            self._gen_present[:] = present
+            for slot in range(len(present)):
+                self._gen_cells[slot] = cells[slot]
+            self._gen = (self._gen + 1) & 0xFFFF
         if role == OBSERVER:
             return self._observer(match)
         return self._player(match, role)
@@ -209,6 +238,8 @@ class Projector:
         self._raw[:] = cells
         self._tail_of[0] = -1
         self._obs_of[0] = 0
+        self._seat_of[1][0] = 0
+        self._seat_of[2][0] = 0
         hexd = b"0123456789abcdef"
         out = self._hex
         for c in range(n):
@@ -233,6 +264,34 @@ class Projector:
         sq[1] = hi = y1 * w + x1
         sq[2] = x0
         sq[3] = x1
+        b = self.store = self._stores[seat]
+        self.buf = self._bufs[seat]
+        self.out = b
+        self.at = self._s_at
+        self.lens = self._s_lens
+        # The seat's last view in its store has the same layout if it shows the same square,
+        # objects, state sequence width, phase and meetings, and its status keeps its length:
+        # the status and the state sequence are written in place.
+        of = self._seat_of[seat]
+        seq = match.state_seq
+        if (
+            of[0]
+            and of[1] == lo
+            and of[2] == hi
+            and of[3] == x0
+            and of[4] == x1
+            and of[5] == self._gen
+            and of[6] == ndigits(seq)
+            and of[7] == match.phase
+            and of[8] == match.meeting_seq
+        ):
+            at = of[9]
+            if self._player_status(b, at, match, seat) - at == of[10]:
+                put_int(b, self.headroom + _ENV_V_LEN, seq)
+                self._s_lens[0] = of[11]
+                self.count = 1
+                return 1
+        of[0] = 0
         # The cells: a run per row, or one for whole rows. Each run is [first,"digits"] and a
         # comma, the member's opening around them; the digits of the first cells: one each,
         # and one more for each that is at least 10, 100, 1000.
@@ -253,18 +312,29 @@ class Projector:
             for top in (10, 100, 1000):
                 if last >= top:
                     size += rows if lo >= top else rows - (top - 1 - lo) // w - 1
-        # One record, in store, if it fits (with the closing brace).
-        b = self.store
+        # One record, in the seat's store, if it fits (with the closing brace).
         at = self.headroom
         p = self._head(b, at, match, seat, 1)
         if p + size < at + RECORD_MAX:
-            p = self._put_cells(b, p, 0, 0, runs[3], 0)
+            if runs[3] > 1:
+                p = self._put_rows(b, p, lo, w, runs[3], runs[2])
+            else:
+                p = self._put_cells(b, p, 0, 0, 1, 0)
             b[p] = 125  # '}'
-            self.out = b
-            self.at = self._s_at
-            self.lens = self._s_lens
             self._s_lens[0] = p + 1 - at
             self.count = 1
+            of[0] = 1
+            of[5] = self._gen
+            of[6] = ndigits(seq)
+            of[7] = match.phase
+            of[8] = match.meeting_seq
+            of[9] = at + self._pre_len + 13
+            of[10] = self._st_len
+            of[11] = p + 1 - at
+            of[1] = lo
+            of[2] = hi
+            of[3] = x0
+            of[4] = x1
             return 1
         # More than one: in obs (the observer's records there are written again next time).
         self._obs_of[0] = 0
@@ -293,13 +363,10 @@ class Projector:
 
     def _observer(self, match):
         of = self._obs_of
-        present = match.obj_present
-        cells = match.obj_cell
         seq = match.state_seq
         if (
             of[0]
-            and of[7] == present
-            and of[8] == cells
+            and of[7] == self._gen
             and of[4] == ndigits(seq)
             and of[5] == match.phase
             and of[6] == match.meeting_seq
@@ -332,13 +399,8 @@ class Projector:
             self._obs(_GAP + RECORD_MAX + SLACK)
         self._head(self.obs, _GAP, match, OBSERVER, 1)
         count = self._records(match, OBSERVER, self._plan(), True)
-        if of[7] is None or len(of[7]) != len(present):
-            of[7] = bytearray(len(present))
-            of[8] = [0] * len(present)
-        of[7][:] = present
-        for slot in range(len(present)):
-            of[8][slot] = cells[slot]
         of[0] = 1
+        of[7] = self._gen
         of[1] = count
         of[2] = _GAP + self._pre_len + 13  # i, n, ,"st":
         of[3] = self._st_len
@@ -570,6 +632,47 @@ class Projector:
         self.lens = lens
         self.count = count
         return count
+
+    def _put_rows(self, b, p, a, w, rows, span):
+        """The cells member of a player's square: a run of span (at most 13) cells for each of
+        its rows, the first starting at cell a; returns the position after it. (_put_cells
+        does the same, more slowly.)"""
+        blocks = self._blocks
+        start = p
+        p += 3  # the first run's opening is written as `"],[` over the member's `:[[`
+        for _ in range(rows):
+            d = p - (a & 7)
+            if a < 100:
+                if a < 10:
+                    b[d + 7 : d + 7 + _BLOCK] = blocks[a >> 3]
+                    b[p : p + 7] = _RUN
+                    b[p + 4] = 48 + a
+                    p += 7
+                else:
+                    b[d + 8 : d + 8 + _BLOCK] = blocks[a >> 3]
+                    b[p : p + 8] = _RUN_2
+                    b[p + 4] = 48 + a // 10
+                    b[p + 5] = 48 + a % 10
+                    p += 8
+            elif a < 1000:
+                b[d + 9 : d + 9 + _BLOCK] = blocks[a >> 3]
+                b[p : p + 9] = _RUN_3
+                b[p + 4] = 48 + a // 100
+                b[p + 5] = 48 + a // 10 % 10
+                b[p + 6] = 48 + a % 10
+                p += 9
+            else:
+                b[d + 10 : d + 10 + _BLOCK] = blocks[a >> 3]
+                b[p : p + 10] = _RUN_4
+                put_int(b, p + 4, a)
+                p += 10
+            p += span
+            a += w
+        b[start : start + 7] = _CELLS
+        b[p] = 34  # '"'
+        b[p + 1] = 93  # ']'
+        b[p + 2] = 93
+        return p + 3
 
     def _put_cells(self, b, p, run, off, run_end, off_end):
         """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
