@@ -1,17 +1,17 @@
-# Modules that use numbers of game.rules keep private copies (`_OK = const(0)`): MicroPython
-# puts a private const's value in the bytecode, so the copy takes no room in the module's
-# globals (a public name imported would). This checks, on CPython (where const() is the value
-# itself and `_OK` a module attribute), that every such copy still equals the rules' number.
+# Modules that use numbers of other firmware modules (game.rules, net.frames, ...) keep private
+# copies (`_OK = const(0)`): MicroPython puts a private const's value in the bytecode, so the
+# copy takes no room in the module's globals (an imported public name would). This checks, on
+# CPython (where const() is the value itself and `_OK` a module attribute), that every such
+# copy still equals the number it copies.
 import ast
 import importlib
 
-from game import rules
 from hostenv import FIRMWARE
 
 
-def _private_consts(path):
-    """Names NAME with a module-level `_NAME = const(...)` in the file at path."""
-    names = []
+def _consts(path):
+    """The names of every module-level `NAME = const(...)` in the file at path."""
+    found = []
     for node in ast.parse(path.read_text()).body:
         if (
             isinstance(node, ast.Assign)
@@ -19,23 +19,36 @@ def _private_consts(path):
             and isinstance(node.targets[0], ast.Name)
             and isinstance(node.value, ast.Call)
             and getattr(node.value.func, "id", None) == "const"
-            and node.targets[0].id.startswith("_")
         ):
-            names.append(node.targets[0].id[1:])
-    return names
+            found.append(node.targets[0].id)
+    return found
 
 
-def test_private_copies_equal_the_rules():
+# Which modules keep copies, and of whose numbers.
+COPIES = {
+    "game.engine": ("game.rules",),
+    "game.placement": ("game.rules",),
+    "net.gateway": ("net.frames", "net.match_host"),
+    "net.match_host": ("net.frames", "game.projector"),
+    "net.views": ("net.frames", "game.projector"),
+}
+
+
+def _path(module):
+    return FIRMWARE.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def test_private_copies_equal_the_public_numbers():
     checked = 0
-    for path in sorted(FIRMWARE.glob("*/*.py")):
-        if path.stem == "rules":
-            continue
-        module = None
-        for name in _private_consts(path):
-            if not hasattr(rules, name):
-                continue  # a number of the module's own
-            if module is None:
-                module = importlib.import_module("%s.%s" % (path.parent.name, path.stem))
-            assert getattr(module, "_" + name) == getattr(rules, name), (path.name, name)
-            checked += 1
-    assert checked >= 40  # game.engine's at least
+    for module, origins in COPIES.items():
+        copier = importlib.import_module(module)
+        for origin in origins:
+            source = importlib.import_module(origin)
+            # (the origin's own number may be private too: no other module reads its name)
+            numbers = [n.lstrip("_") for n in _consts(_path(origin))]
+            for name in _consts(_path(module)):
+                if name.startswith("_") and name[1:] in numbers:
+                    mine = getattr(copier, name)
+                    assert mine == getattr(source, name[1:], getattr(source, name, None)), name
+                    checked += 1
+    assert checked >= 70

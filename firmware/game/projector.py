@@ -45,10 +45,10 @@ MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view nee
 # starting at every 8th cell. A run starting at cell a is copied from the block holding a,
 # placed so that a lands where it belongs: the copy also writes up to 7 bytes before the run,
 # over its opening (`"],[a,"` or `,"c":[[a,"`, at least 7 bytes), which is written after it.
-_BLOCK = const(64)
-SLACK = const(_BLOCK)  # bytes a buffer has past the records written in it
+_BLOCK = const(32)
+_SLACK = const(_BLOCK)  # bytes a buffer has past the records written in it
 _GAP = const(4)  # bytes before record 0 in obs: room for the largest gap
-_PRE_MAX = const(128)  # the envelope up to "i": 93 bytes (10-digit sequences) at the most
+_PRE_MAX = const(96)  # the envelope up to "i": 93 bytes (10-digit sequences) at the most
 _TAIL_MAX = const(64)  # its part after the role: 47 bytes at the most
 
 # Envelope: {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":I,"n":N
@@ -111,40 +111,46 @@ def opponent_visible(match, seat):
 
 
 class Projector:
-    """The records of the current view, the maze's hex digits and what a view keeps from the
-    last one."""
+    """The records of the current view, the maze's hex digits and what each role's last view
+    shows."""
 
     def __init__(self, headroom=0, gap=None):
         self.headroom = headroom
-        # A store per seat, each with the seat's last view of one record (buf: its bytes), and
-        # what that view shows: [0 or 1 (valid), the square (lo, hi, x0, x1), objects
-        # generation, digits of the state sequence, phase, meetings, where the status starts,
-        # its bytes, the record's bytes].
-        size = headroom + RECORD_MAX + SLACK
+        self._gap = gap
+        # A store per seat, with the seat's last view of one record (buf: its bytes).
+        size = headroom + RECORD_MAX + _SLACK
         self._stores = (None, bytearray(size), bytearray(size))
         self._bufs = (None,) + tuple(
             memoryview(b)[headroom : headroom + RECORD_MAX] for b in self._stores[1:]
         )
-        self._seat_of = (None, [0] * 12, [0] * 12)
         self.store = self._stores[1]
         self.buf = self._bufs[1]
-        self._gap = gap
-        self.obs = None  # made by the first view of more than one record
-        self._obs_pre = None  # a view of record 0's envelope in obs (copied into the others)
-        self.obs_start = 0  # where the frames in obs start (record 0's gap) and end
+        # The observer's records, and a view of more than one record, in obs: each after its
+        # gap, one after another (obs_start..obs_end), record i at _obs_at[i].
+        self.obs = None
+        self._obs_pre = None  # a view of record 0's envelope there (copied into the others)
+        self.obs_start = 0
         self.obs_end = 0
-        # The current view: its role, records, where they are (out: store or obs, at[i]) and
-        # their bytes (lens[i]); at and lens are those of store's one record or of obs.
-        self._role = 0
+        self._obs_at = [0] * MAX_CHUNKS
+        self._obs_lens = [0] * MAX_CHUNKS
+        self._one_at = [headroom]
+        self._one_lens = [0]
+        # The current view: its records in out (a store or obs), at[i], lens[i] bytes each.
         self.count = 0
         self.length = 0  # bytes of the record last asked for
-        self._s_at = [headroom]
-        self._s_lens = [0]
-        self._o_at = [0] * MAX_CHUNKS
-        self._o_lens = [0] * MAX_CHUNKS
         self.out = self.store
-        self.at = self._s_at
-        self.lens = self._s_lens
+        self.at = self._one_at
+        self.lens = self._one_lens
+        # What the last view of each role (observer, seat 1, seat 2) in its buffer shows:
+        # [0 or 1 (valid), its square (lo * 1024 + hi), objects generation, digits of the
+        # state sequence, phase, meetings, where the status starts, its bytes, count, bytes of
+        # record 0 (a seat's)].
+        self._keys = ([0] * 10, [0] * 10, [0] * 10)
+        # The objects' generation: +1 whenever the match's obj_present or obj_cell differ
+        # from the copies kept here.
+        self._gen = 0
+        self._gen_present = None
+        self._gen_cells = None
         # The maze: a copy of the flags its hex digits were made from, the digits (+ _BLOCK
         # bytes of padding), views of _BLOCK digits from every 8th cell.
         self._raw = None
@@ -154,29 +160,19 @@ class Projector:
         self._h = 0
         # The envelope's part after the role, with the phase, meetings and width it shows.
         self._tail = bytearray(_TAIL_MAX)
-        self._tail_len = 0
-        self._tail_of = [-1, 0, 0]
-        # Lengths for the planner: the envelope up to "i":, the status, the objects member.
+        self._tail_of = [-1, 0, 0, 0]  # phase, meetings, width; its bytes
+        # The view being written: the envelope up to "i":, the status and the objects member
+        # (their bytes), the square (cells lo..hi, columns x0..x1) and its cells as runs, run
+        # r from cell first + r * step, rlen cells each (a player's rows; one run for whole
+        # rows or the whole maze).
         self._pre_len = 0
         self._st_len = 0
         self._objs_len = 0
-        # The cells: runs of consecutive cells, run r from cell first + r * step, rlen cells
-        # each (a player's rows; one run for whole rows or the whole maze); the square.
+        self._sq = [0, 0, 0, 0]  # lo, hi, x0, x1
         self._runs = [0, 0, 0, 0]  # first, step, rlen, count
-        self._sq = [0, 0, 0, 0]  # cells lo..hi, columns x0..x1
-        # Where each chunk starts: run index and offset in that run. Entry count is where the
-        # view ends.
+        # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
         self._c_off = [0] * (MAX_CHUNKS + 1)
-        # The observer's records in obs show: [0 or 1 (valid), count, where the status
-        # starts, its bytes, digits of the state sequence, phase, meetings, objects
-        # generation].
-        self._obs_of = [0, 0, 0, 0, 0, 0, 0, 0]
-        # The objects' generation: +1 whenever the match's obj_present or obj_cell differ
-        # from the copies kept here.
-        self._gen = 0
-        self._gen_present = None
-        self._gen_cells = None
 
     # ---- the gateway's API ----------------------------------------------------------------
 
@@ -192,10 +188,8 @@ class Projector:
             raise ValueError("role must be 1, 2 or OBSERVER")
         if self._raw != match.cells:
             self._load_maze(match.cells)
-        self._w = match.width
-        self._h = match.height
-        self._role = role
-        # The objects' generation.
+        w = self._w = match.width
+        h = self._h = match.height
         present = match.obj_present
         cells = match.obj_cell
         if self._gen_present != present or self._gen_cells != cells:
@@ -206,9 +200,85 @@ class Projector:
             for slot in range(len(present)):
                 self._gen_cells[slot] = cells[slot]
             self._gen = (self._gen + 1) & 0xFFFF
-        if role == OBSERVER:
-            return self._observer(match)
-        return self._player(match, role)
+        # The square: the seat's (only what it may see is written: nothing hidden even
+        # reaches a buffer), or the whole maze.
+        if role:
+            here = match.pos[role]
+            r = match.radius(role)
+            hx = here % w
+            hy = here // w
+            x0 = hx - r if hx > r else 0
+            x1 = hx + r if hx + r < w else w - 1
+            y0 = hy - r if hy > r else 0
+            y1 = hy + r if hy + r < h else h - 1
+            b = self.store = self._stores[role]
+            self.buf = self._bufs[role]
+        else:
+            x0 = y0 = 0
+            x1 = w - 1
+            y1 = h - 1
+            b = self.obs
+        sq = self._sq
+        sq[0] = lo = y0 * w + x0
+        sq[1] = hi = y1 * w + x1
+        sq[2] = x0
+        sq[3] = x1
+        # The role's last view has the same layout if it shows the same square, objects,
+        # state sequence width, phase and meetings, and the status keeps its length: the
+        # status and the state sequence are written in place.
+        key = self._keys[role]
+        seq = match.state_seq
+        if (
+            key[0]
+            and key[1] == lo * 1024 + hi
+            and key[2] == self._gen
+            and key[3] == ndigits(seq)
+            and key[4] == match.phase
+            and key[5] == match.meeting_seq
+        ):
+            at = key[6]
+            if self._status(b, at, match, role) - at == key[7]:
+                if role:
+                    put_int(b, self.headroom + _ENV_V_LEN, seq)
+                    self._one_lens[0] = key[9]
+                    return self._view(b, self._one_at, self._one_lens, 1)
+                count = key[8]
+                for i in range(count):
+                    put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
+                return self._view(b, self._obs_at, self._obs_lens, count)
+        key[0] = 0
+        runs = self._runs
+        runs[0] = lo
+        runs[1] = w
+        runs[2] = x1 - x0 + 1
+        runs[3] = y1 - y0 + 1
+        if x0 == 0 and x1 == w - 1:
+            runs[2] = hi + 1 - lo
+            runs[3] = 1
+        if role:
+            # One record, in the seat's store, if it fits (with the closing brace).
+            at = self.headroom
+            p = self._head(b, at, match, role, 1)
+            if p + self._cells_len(lo, w) < at + RECORD_MAX:
+                if runs[3] > 1:
+                    p = self._put_rows(b, p, lo, w, runs[3], runs[2])
+                else:
+                    p = self._put_cells(b, p, 0, 0, 1, 0)
+                b[p] = 125  # '}'
+                self._one_lens[0] = key[9] = p + 1 - at
+                self._remember(key, match, at, 1)
+                return self._view(b, self._one_at, self._one_lens, 1)
+            # More than one: in obs (the observer's records there are written again next).
+            self._keys[0][0] = 0
+            return self._records(match, role, self._plan(), False)
+        # Every record of the observer's view again, record 0's head first (the planner
+        # needs its lengths).
+        if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
+            self._new_obs(_GAP + RECORD_MAX + _SLACK)
+        self._head(self.obs, _GAP, match, OBSERVER, 1)
+        count = self._records(match, OBSERVER, self._plan(), True)
+        self._remember(key, match, _GAP, count)
+        return count
 
     def record(self, i):
         """Record i (0 <= i < count) of the current view: a memoryview of exactly its bytes."""
@@ -222,6 +292,26 @@ class Projector:
             raise IndexError("record index out of range")
         self.length = self.lens[i]
         return self.length
+
+    def _view(self, out, at, lens, count):
+        self.out = out
+        self.at = at
+        self.lens = lens
+        self.count = count
+        return count
+
+    def _remember(self, key, match, at, count):
+        # What the view just written shows (see self._keys).
+        sq = self._sq
+        key[1] = sq[0] * 1024 + sq[1]
+        key[2] = self._gen
+        key[3] = ndigits(match.state_seq)
+        key[4] = match.phase
+        key[5] = match.meeting_seq
+        key[6] = at + self._pre_len + 13  # after i, n, ,"st":
+        key[7] = self._st_len
+        key[8] = count
+        key[0] = 1
 
     # ---- the maze's digits ------------------------------------------------------------------
 
@@ -237,193 +327,12 @@ class Projector:
             self._blocks = [digits[first : first + _BLOCK] for first in range(0, n, 8)]
         self._raw[:] = cells
         self._tail_of[0] = -1
-        self._obs_of[0] = 0
-        self._seat_of[1][0] = 0
-        self._seat_of[2][0] = 0
+        for key in self._keys:
+            key[0] = 0
         hexd = b"0123456789abcdef"
         out = self._hex
         for c in range(n):
             out[c] = hexd[cells[c] & 15]
-
-    # ---- a player's view --------------------------------------------------------------------
-
-    def _player(self, match, seat):
-        # Only what the seat may see is written: nothing hidden even reaches a buffer.
-        w = self._w
-        h = self._h
-        here = match.pos[seat]
-        r = match.radius(seat)
-        hx = here % w
-        hy = here // w
-        x0 = hx - r if hx > r else 0
-        x1 = hx + r if hx + r < w else w - 1
-        y0 = hy - r if hy > r else 0
-        y1 = hy + r if hy + r < h else h - 1
-        sq = self._sq
-        sq[0] = lo = y0 * w + x0
-        sq[1] = hi = y1 * w + x1
-        sq[2] = x0
-        sq[3] = x1
-        b = self.store = self._stores[seat]
-        self.buf = self._bufs[seat]
-        self.out = b
-        self.at = self._s_at
-        self.lens = self._s_lens
-        # The seat's last view in its store has the same layout if it shows the same square,
-        # objects, state sequence width, phase and meetings, and its status keeps its length:
-        # the status and the state sequence are written in place.
-        of = self._seat_of[seat]
-        seq = match.state_seq
-        if (
-            of[0]
-            and of[1] == lo
-            and of[2] == hi
-            and of[3] == x0
-            and of[4] == x1
-            and of[5] == self._gen
-            and of[6] == ndigits(seq)
-            and of[7] == match.phase
-            and of[8] == match.meeting_seq
-        ):
-            at = of[9]
-            if self._player_status(b, at, match, seat) - at == of[10]:
-                put_int(b, self.headroom + _ENV_V_LEN, seq)
-                self._s_lens[0] = of[11]
-                self.count = 1
-                return 1
-        of[0] = 0
-        # The cells: a run per row, or one for whole rows. Each run is [first,"digits"] and a
-        # comma, the member's opening around them; the digits of the first cells: one each,
-        # and one more for each that is at least 10, 100, 1000.
-        runs = self._runs
-        runs[0] = lo
-        runs[1] = w
-        if x0 == 0 and x1 == w - 1:
-            runs[2] = hi + 1 - lo
-            runs[3] = 1
-            size = 12 + ndigits(lo) + hi + 1 - lo
-        else:
-            rows = y1 - y0 + 1
-            span = x1 - x0 + 1
-            runs[2] = span
-            runs[3] = rows
-            size = 6 + rows * (7 + span)
-            last = hi + 1 - span
-            for top in (10, 100, 1000):
-                if last >= top:
-                    size += rows if lo >= top else rows - (top - 1 - lo) // w - 1
-        # One record, in the seat's store, if it fits (with the closing brace).
-        at = self.headroom
-        p = self._head(b, at, match, seat, 1)
-        if p + size < at + RECORD_MAX:
-            if runs[3] > 1:
-                p = self._put_rows(b, p, lo, w, runs[3], runs[2])
-            else:
-                p = self._put_cells(b, p, 0, 0, 1, 0)
-            b[p] = 125  # '}'
-            self._s_lens[0] = p + 1 - at
-            self.count = 1
-            of[0] = 1
-            of[5] = self._gen
-            of[6] = ndigits(seq)
-            of[7] = match.phase
-            of[8] = match.meeting_seq
-            of[9] = at + self._pre_len + 13
-            of[10] = self._st_len
-            of[11] = p + 1 - at
-            of[1] = lo
-            of[2] = hi
-            of[3] = x0
-            of[4] = x1
-            return 1
-        # More than one: in obs (the observer's records there are written again next time).
-        self._obs_of[0] = 0
-        return self._records(match, seat, self._plan(), False)
-
-    def _player_status(self, b, p, match, seat):
-        # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}
-        p = self._put_seat(b, p, match, seat)
-        b[p : p + 8] = _S_RES
-        p = self._put_result(b, p + 8, match)
-        # The opponent: while in the maze and in the square (the same test as visible()).
-        lo, hi, x0, x1 = self._sq
-        other = 3 - seat
-        there = match.pos[other]
-        if not match.exited[other] and lo <= there <= hi and x0 <= there % self._w <= x1:
-            b[p : p + 17] = _S_OPP
-            p = put_int(b, p + 17, there)
-            b[p : p + 5] = _S_K
-            p = put_int(b, p + 5, match.inventory[other])
-            b[p] = 125  # '}'
-            p += 1
-        b[p] = 125
-        return p + 1
-
-    # ---- the observer's view ----------------------------------------------------------------
-
-    def _observer(self, match):
-        of = self._obs_of
-        seq = match.state_seq
-        if (
-            of[0]
-            and of[7] == self._gen
-            and of[4] == ndigits(seq)
-            and of[5] == match.phase
-            and of[6] == match.meeting_seq
-        ):
-            # The records in obs show the same layout if the status keeps its length: it is
-            # written in place, and so is the state sequence in every record.
-            ob = self.obs
-            at = of[2]
-            if self._observer_status(ob, at, match) - at == of[3]:
-                count = of[1]
-                for i in range(count):
-                    put_int(ob, self._o_at[i] + _ENV_V_LEN, seq)
-                self.out = ob
-                self.at = self._o_at
-                self.lens = self._o_lens
-                self.count = count
-                return count
-        # Every record again, record 0's head first (the planner needs its lengths).
-        n = self._w * self._h
-        sq = self._sq
-        sq[0] = 0
-        sq[1] = n - 1
-        sq[2] = 0
-        sq[3] = self._w - 1
-        runs = self._runs
-        runs[0] = 0
-        runs[2] = n
-        runs[3] = 1
-        if self.obs is None or len(self.obs) < _GAP + RECORD_MAX + SLACK:
-            self._obs(_GAP + RECORD_MAX + SLACK)
-        self._head(self.obs, _GAP, match, OBSERVER, 1)
-        count = self._records(match, OBSERVER, self._plan(), True)
-        of[0] = 1
-        of[7] = self._gen
-        of[1] = count
-        of[2] = _GAP + self._pre_len + 13  # i, n, ,"st":
-        of[3] = self._st_len
-        of[4] = ndigits(seq)
-        of[5] = match.phase
-        of[6] = match.meeting_seq
-        return count
-
-    def _observer_status(self, b, p, match):
-        # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W} at p; returns its end
-        b[p : p + 12] = _S_PLAYERS
-        p = self._put_seat(b, p + 12, match, 1)
-        b[p : p + 6] = _S_XT
-        p = put_int(b, p + 6, match.exit_time[1])
-        b[p] = 125  # '}'
-        b[p + 1] = 44  # ','
-        p = self._put_seat(b, p + 2, match, 2)
-        b[p : p + 6] = _S_XT
-        p = put_int(b, p + 6, match.exit_time[2])
-        b[p : p + 10] = _S_RES_OBS
-        p = self._put_result(b, p + 10, match)
-        b[p] = 125
-        return p + 1
 
     # ---- record 0's head --------------------------------------------------------------------
 
@@ -450,30 +359,26 @@ class Projector:
             t[q : q + 5] = _ENV_M
             q = put_int(t, q + 5, meet)
             t[q : q + 5] = _ENV_I
-            self._tail_len = q + 5
+            of[3] = q + 5
             of[0] = phase
             of[1] = meet
             of[2] = self._w
         b[p : p + _TAIL_MAX] = t
-        p += self._tail_len
+        p += of[3]
         self._pre_len = p - at
         # 0,"n":N,"st":{...}
         b[p : p + 13] = _ENV_0
         b[p + 6] = 48 + count
-        st = p + 13
-        if role == OBSERVER:
-            p = self._observer_status(b, st, match)
-        else:
-            p = self._player_status(b, st, match, role)
-        self._st_len = p - st
+        p += 13
+        q = self._status(b, p, match, role)
+        self._st_len = q - p
         # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
         # slot order (nothing when there are none).
         lo, hi, x0, x1 = self._sq
         present = match.obj_present
         cell_of = match.obj_cell
         w = self._w
-        start = p
-        p += 6
+        p = q + 6
         for slot in range(len(present)):
             if not present[slot]:
                 continue
@@ -493,13 +398,51 @@ class Projector:
             b[p] = 93  # ']'
             b[p + 1] = 44  # ',' (the last one becomes the member's ']')
             p += 2
-        if p == start + 6:
-            p = start
+        if p == q + 6:
+            p = q
         else:
-            b[start : start + 6] = _OBJS
+            b[q : q + 6] = _OBJS
             b[p - 1] = 93
-        self._objs_len = p - start
+        self._objs_len = p - q
         return p
+
+    def _status(self, b, p, match, role):
+        """role's status object at p; returns its end."""
+        if role == OBSERVER:
+            # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
+            b[p : p + 12] = _S_PLAYERS
+            p = self._put_seat(b, p + 12, match, 1)
+            b[p : p + 6] = _S_XT
+            p = put_int(b, p + 6, match.exit_time[1])
+            b[p] = 125  # '}'
+            b[p + 1] = 44  # ','
+            p = self._put_seat(b, p + 2, match, 2)
+            b[p : p + 6] = _S_XT
+            p = put_int(b, p + 6, match.exit_time[2])
+            b[p : p + 10] = _S_RES_OBS
+            p += 10
+        else:
+            # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}
+            p = self._put_seat(b, p, match, role)
+            b[p : p + 8] = _S_RES
+            p += 8
+        p = put(b, p, _RESULTS[match.result])
+        b[p : p + 8] = _S_WIN
+        p = put_int(b, p + 8, match.winner)
+        if role:
+            # The opponent: while in the maze and in the square (the test of visible()).
+            lo, hi, x0, x1 = self._sq
+            other = 3 - role
+            there = match.pos[other]
+            if not match.exited[other] and lo <= there <= hi and x0 <= there % self._w <= x1:
+                b[p : p + 17] = _S_OPP
+                p = put_int(b, p + 17, there)
+                b[p : p + 5] = _S_K
+                p = put_int(b, p + 5, match.inventory[other])
+                b[p] = 125  # '}'
+                p += 1
+        b[p] = 125
+        return p + 1
 
     def _put_seat(self, b, p, match, seat):
         # {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p; returns its end. K, R,
@@ -533,13 +476,19 @@ class Projector:
         b[p + 13] = 48 + xd
         return p + 14
 
-    def _put_result(self, b, p, match):
-        # R","win":W  (after ..."res":"); returns its end
-        p = put(b, p, _RESULTS[match.result])
-        b[p : p + 8] = _S_WIN
-        return put_int(b, p + 8, match.winner)
-
     # ---- planning and writing ---------------------------------------------------------------
+
+    def _cells_len(self, lo, w):
+        """Bytes of the cells member when every run is in one record: [first,"digits"] and a
+        comma for each run, the member's opening around them. The digits of the runs' first
+        cells: one each, and one more for each that is at least 10, 100, 1000."""
+        first, step, rlen, rows = self._runs
+        size = 6 + rows * (7 + rlen)
+        last = first + (rows - 1) * step
+        for top in (10, 100, 1000):
+            if last >= top:
+                size += rows if first >= top else rows - (top - 1 - first) // step - 1
+        return size
 
     def _plan(self):
         """Pack the status, the objects and the cell runs greedily into records (the status
@@ -572,7 +521,7 @@ class Projector:
                     used += over + room  # the run goes on in the next record
                     off += room
                     break
-            self._o_lens[chunk] = used
+            self._obs_lens[chunk] = used
             chunk += 1
             if run >= nruns:
                 break
@@ -581,7 +530,7 @@ class Projector:
         self._c_off[chunk] = off
         return chunk
 
-    def _obs(self, need):
+    def _new_obs(self, need):
         # (let the old buffer go first; room to grow a little)
         self.obs = self._obs_pre = None
         self.obs = bytearray(need + _BLOCK)
@@ -591,13 +540,13 @@ class Projector:
         """Write the planned records into obs, each after its gap (record 0's head is there
         already if `head`); returns count."""
         gap = self._gap
-        at = self._o_at
-        lens = self._o_lens
-        need = _GAP + SLACK
+        at = self._obs_at
+        lens = self._obs_lens
+        need = _GAP + _SLACK
         for i in range(count):
             need += lens[i] + (gap(lens[i]) if gap else 0)
         if self.obs is None or len(self.obs) < need:
-            self._obs(need)
+            self._new_obs(need)
             head = False
         ob = self.obs
         self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
@@ -627,11 +576,7 @@ class Projector:
             ob[p] = 125  # '}'
             p += 1
         self.obs_end = p
-        self.out = ob
-        self.at = at
-        self.lens = lens
-        self.count = count
-        return count
+        return self._view(ob, at, lens, count)
 
     def _put_rows(self, b, p, a, w, rows, span):
         """The cells member of a player's square: a run of span (at most 13) cells for each of
@@ -688,23 +633,14 @@ class Projector:
             # The digits first, block by block from the one holding cell a; the first copy
             # starts up to 7 bytes early, over the run's opening, which is written next.
             d = at - (a & 7)
-            b[d : d + _BLOCK] = blocks[a >> 3]
+            k = a >> 3
             end = at + n
-            if d + _BLOCK < end:  # a long run: the next blocks
-                k = (a >> 3) + (_BLOCK >> 3)
+            while d < end:
+                b[d : d + _BLOCK] = blocks[k]
                 d += _BLOCK
-                while d < end:
-                    b[d : d + _BLOCK] = blocks[k]
-                    d += _BLOCK
-                    k += _BLOCK >> 3
+                k += _BLOCK >> 3
             b[p : p + 7] = _RUN
-            if a < 10:
-                b[p + 4] = 48 + a
-            elif a < 100:
-                b[p + 4] = 48 + a // 10
-                b[p + 5] = 48 + a % 10
-            else:
-                put_int(b, p + 4, a)
+            put_int(b, p + 4, a)
             b[at - 2] = 44  # ','
             b[at - 1] = 34  # '"'
             p = end

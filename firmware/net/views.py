@@ -15,8 +15,14 @@
 #   views.changed()                  # after an engine call that changed the state
 #   views.detach(session)            # the session left
 from game.compat import const
-from game.projector import OBSERVER, Projector
-from net.frames import HEAD_MAX, OP_TEXT, head_size, put_header
+from game.projector import Projector
+from net.frames import head_size, put_header
+
+# Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
+# host_tests/test_private_consts.py).
+_HEAD_MAX = const(4)
+_OBSERVER = const(0)
+_OP_TEXT = const(1)
 
 NO_VIEW = const(-1)  # view_role of a session that receives no views
 
@@ -25,7 +31,7 @@ class ViewPublisher:
     def __init__(self, match):
         self.match = match
         self.epoch = 0
-        self.proj = Projector(HEAD_MAX, head_size)
+        self.proj = Projector(_HEAD_MAX, head_size)
         self.sessions = []  # subscribed sessions, each with view_role and sent_epoch
         self._plan_role = NO_VIEW  # whose view the projector has planned, for which epoch
         self._plan_epoch = -1
@@ -80,17 +86,17 @@ class ViewPublisher:
         """role's current view, every record as a frame, as one memoryview of the projector's
         buffers (valid until the next view is planned): the same bytes for every observer."""
         proj = self.proj
-        if role == OBSERVER and self._obs_epoch == self.epoch:
+        if role == _OBSERVER and self._obs_epoch == self.epoch:
             return memoryview(proj.obs)[proj.obs_start : proj.obs_end]
         count = self.plan(role)
         out = proj.out
         for i in range(count):
             n = proj.write(i)
-            put_header(out, n, OP_TEXT, proj.at[i] - head_size(n))
+            put_header(out, n, _OP_TEXT, proj.at[i] - head_size(n))
         if out is proj.store:  # one record
             at = proj.at[0]
             return memoryview(out)[at - head_size(proj.length) : at + proj.length]
         # In the projector's obs, one after another: the observers' frames stay there for
         # this epoch, unless a player's view of more than one record takes obs.
-        self._obs_epoch = self.epoch if role == OBSERVER else -1
+        self._obs_epoch = self.epoch if role == _OBSERVER else -1
         return memoryview(out)[proj.obs_start : proj.obs_end]
