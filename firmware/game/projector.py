@@ -23,10 +23,10 @@
 #
 # Speed (docs/performance.md). The maze's passage flags do not change during a match: their
 # hex digits are encoded once per maze (`_hex`, again only when the flags differ from the copy
-# `_raw`) and copied into records in blocks. A piece of text is copied whole from a buffer
+# `_raw`) and copied into records run by run. A piece of text is copied whole from a buffer
 # longer than the text (a slice of the source would be a new object): what lies past the text
 # lands after it and is written over by what follows, or lies past the record's end, where a
-# buffer has SLACK bytes.
+# buffer has _SLACK bytes.
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
 from game.rules import (
@@ -41,12 +41,7 @@ from game.rules import (
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
 MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view needs 4
 
-# Cell digits are copied from `_blocks`: views of _BLOCK digits of the maze's hex text, one
-# starting at every 8th cell. A run starting at cell a is copied from the block holding a,
-# placed so that a lands where it belongs: the copy also writes up to 7 bytes before the run,
-# over its opening (`"],[a,"` or `,"c":[[a,"`, at least 7 bytes), which is written after it.
-_BLOCK = const(32)
-_SLACK = const(_BLOCK)  # bytes a buffer has past the records written in it
+_SLACK = const(16)  # bytes a buffer has past the records written in it
 _GAP = const(4)  # bytes before record 0 in obs: room for the largest gap
 _PRE_MAX = const(96)  # the envelope up to "i": 93 bytes (10-digit sequences) at the most
 _TAIL_MAX = const(64)  # its part after the role: 47 bytes at the most
@@ -151,11 +146,11 @@ class Projector:
         self._gen = 0
         self._gen_present = None
         self._gen_cells = None
-        # The maze: a copy of the flags its hex digits were made from, the digits (+ _BLOCK
-        # bytes of padding), views of _BLOCK digits from every 8th cell.
+        # The maze: a copy of the flags its hex digits were made from, the digits, and a
+        # scratch buffer for copying some of them (see _digits).
         self._raw = None
         self._hex = None
-        self._blocks = None
+        self._cut = None
         self._w = 0
         self._h = 0
         # The envelope's part after the role, with the phase, meetings and width it shows.
@@ -320,11 +315,10 @@ class Projector:
         n = len(cells)
         if self._raw is None or len(self._raw) != n:
             # A maze of another size: new tables (let the old ones go first).
-            self._raw = self._hex = self._blocks = None
+            self._raw = self._hex = self._cut = None
             self._raw = bytearray(n)
-            self._hex = bytearray(n + _BLOCK)
-            digits = memoryview(self._hex)
-            self._blocks = [digits[first : first + _BLOCK] for first in range(0, n, 8)]
+            self._hex = bytearray(n)
+            self._cut = bytearray(n)
         self._raw[:] = cells
         self._tail_of[0] = -1
         for key in self._keys:
@@ -533,7 +527,7 @@ class Projector:
     def _new_obs(self, need):
         # (let the old buffer go first; room to grow a little)
         self.obs = self._obs_pre = None
-        self.obs = bytearray(need + _BLOCK)
+        self.obs = bytearray(need + _SLACK)
         self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
 
     def _records(self, match, role, count, head):
@@ -578,39 +572,50 @@ class Projector:
         self.obs_end = p
         return self._view(ob, at, lens, count)
 
+    def _digits(self, b, p, a, n):
+        """The hex digits of cells a..a+n-1 at b[p:] (allocation-free): a slice of the maze's
+        digits would be a new object, so the scratch buffer takes all of them and drops the
+        cells before a and after the run (a bytearray keeps its memory when it shrinks, and
+        grows back into it), then is copied whole."""
+        cut = self._cut
+        cut[0 : len(cut)] = self._hex
+        cut[a + n :] = b""
+        cut[0:a] = b""
+        b[p : p + n] = cut
+
     def _put_rows(self, b, p, a, w, rows, span):
-        """The cells member of a player's square: a run of span (at most 13) cells for each of
-        its rows, the first starting at cell a; returns the position after it. (_put_cells
-        does the same, more slowly.)"""
-        blocks = self._blocks
+        """The cells member of a player's square: a run of span cells for each of its rows,
+        the first starting at cell a; returns the position after it. (_put_cells does the
+        same, more slowly.)"""
+        hexd = self._hex
+        cut = self._cut
         start = p
         p += 3  # the first run's opening is written as `"],[` over the member's `:[[`
         for _ in range(rows):
-            d = p - (a & 7)
             if a < 100:
                 if a < 10:
-                    b[d + 7 : d + 7 + _BLOCK] = blocks[a >> 3]
                     b[p : p + 7] = _RUN
                     b[p + 4] = 48 + a
                     p += 7
                 else:
-                    b[d + 8 : d + 8 + _BLOCK] = blocks[a >> 3]
                     b[p : p + 8] = _RUN_2
                     b[p + 4] = 48 + a // 10
                     b[p + 5] = 48 + a % 10
                     p += 8
             elif a < 1000:
-                b[d + 9 : d + 9 + _BLOCK] = blocks[a >> 3]
                 b[p : p + 9] = _RUN_3
                 b[p + 4] = 48 + a // 100
                 b[p + 5] = 48 + a // 10 % 10
                 b[p + 6] = 48 + a % 10
                 p += 9
             else:
-                b[d + 10 : d + 10 + _BLOCK] = blocks[a >> 3]
                 b[p : p + 10] = _RUN_4
                 put_int(b, p + 4, a)
                 p += 10
+            cut[0 : len(cut)] = hexd  # (see _digits)
+            cut[a + span :] = b""
+            cut[0:a] = b""
+            b[p : p + span] = cut
             p += span
             a += w
         b[start : start + 7] = _CELLS
@@ -622,28 +627,18 @@ class Projector:
     def _put_cells(self, b, p, run, off, run_end, off_end):
         """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
         (exclusive); returns the position after its closing bracket."""
-        blocks = self._blocks
         first, step, rlen, _ = self._runs
         start = p
         p += 3  # each run opens with `"],[` (the first one's is turned into `,"c":[[`)
         a = first + run * step + off
         while True:
             n = (rlen if run < run_end else off_end) - off
-            at = p + (7 if a < 10 else 8 if a < 100 else 9 if a < 1000 else 6 + ndigits(a))
-            # The digits first, block by block from the one holding cell a; the first copy
-            # starts up to 7 bytes early, over the run's opening, which is written next.
-            d = at - (a & 7)
-            k = a >> 3
-            end = at + n
-            while d < end:
-                b[d : d + _BLOCK] = blocks[k]
-                d += _BLOCK
-                k += _BLOCK >> 3
             b[p : p + 7] = _RUN
-            put_int(b, p + 4, a)
-            b[at - 2] = 44  # ','
-            b[at - 1] = 34  # '"'
-            p = end
+            p = put_int(b, p + 4, a)
+            b[p] = 44  # ','
+            b[p + 1] = 34  # '"'
+            self._digits(b, p + 2, a, n)
+            p += 2 + n
             run += 1
             if run > run_end or (run == run_end and off_end == 0):
                 break
