@@ -52,3 +52,16 @@ def test_private_copies_equal_the_public_numbers():
                     assert mine == getattr(source, name[1:], getattr(source, name, None)), name
                     checked += 1
     assert checked >= 70
+
+
+def test_projector_copies_of_the_rules_names():
+    from game import projector, rules
+
+    assert projector._ENV_V == b'{"v":%d,"t":"view","s":' % rules.PROTOCOL_VERSION
+    assert projector._ENV_V_LEN == len(projector._ENV_V)
+    for mine, names in (
+        (projector._ROLES, rules.ROLE_NAMES),
+        (projector._PHASES, rules.PHASE_NAMES),
+        (projector._RESULTS, rules.RESULT_NAMES),
+    ):
+        assert mine == tuple(name.encode() for name in names)

@@ -29,14 +29,7 @@
 # buffer has _SLACK bytes.
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
-from game.rules import (
-    NO_BEARING,
-    PHASE_NAMES,
-    PROTOCOL_VERSION,
-    RECORD_MAX,
-    RESULT_NAMES,
-    ROLE_NAMES,
-)
+from game.rules import NO_BEARING, PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
 
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
 MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view needs 4
@@ -47,8 +40,8 @@ _PRE_MAX = const(96)  # the envelope up to "i": 93 bytes (10-digit sequences) at
 _TAIL_MAX = const(64)  # its part after the role: 47 bytes at the most
 
 # Envelope: {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":I,"n":N
-_ENV_V = b'{"v":%d,"t":"view","s":' % PROTOCOL_VERSION
-_ENV_V_LEN = len(_ENV_V)  # where the state sequence starts
+_ENV_V = const(b'{"v":1,"t":"view","s":')  # v: PROTOCOL_VERSION (a test checks)
+_ENV_V_LEN = const(22)  # where the state sequence starts
 _ENV_R = const(b',"r":"')
 _ENV_PH = const(b'","ph":"')
 _ENV_W = const(b'","w":')
@@ -57,10 +50,10 @@ _ENV_M = const(b',"m":')
 _ENV_I = const(b',"i":')
 _ENV_N = const(b',"n":')
 _ENV_0 = const(b'0,"n":0,"st":')  # record 0's i, n (poked in) and the status member
-# The names of game.rules as bytes, made once at import (the writers copy bytes).
-_ROLES = tuple(name.encode() for name in ROLE_NAMES)
-_PHASES = tuple(name.encode() for name in PHASE_NAMES)
-_RESULTS = tuple(name.encode() for name in RESULT_NAMES)
+# The names of game.rules (ROLE_NAMES, PHASE_NAMES, RESULT_NAMES) as bytes (a test checks).
+_ROLES = const((b"obs", b"p1", b"p2"))
+_PHASES = const((b"waiting", b"countdown", b"active", b"finished"))
+_RESULTS = const((b"none", b"win", b"draw", b"forfeit"))
 
 # Payload members, in this order after the envelope: status (record 0), objects (record 0:
 # they always fit there), cells.
