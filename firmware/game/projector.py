@@ -260,11 +260,15 @@ class Projector:
             self._keys[0][0] = 0
             return self._records(match, role, self._plan(), False)
         # Every record of the observer's view again, record 0's head first (the planner
-        # needs its lengths).
+        # needs its lengths): in obs, or while obs is too small (before it is made to the
+        # view's size), in seat 2's store.
         if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
-            self._new_obs(_GAP + RECORD_MAX + _SLACK)
-        self._head(self.obs, _GAP, match, OBSERVER, 1)
-        count = self._records(match, OBSERVER, self._plan(), True)
+            self._head(self._stores[2], self.headroom, match, OBSERVER, 1)
+            self._keys[2][0] = 0
+            count = self._records(match, OBSERVER, self._plan(), False)
+        else:
+            self._head(b, _GAP, match, OBSERVER, 1)
+            count = self._records(match, OBSERVER, self._plan(), True)
         self._remember(key, match, _GAP, count)
         return count
 
@@ -520,7 +524,7 @@ class Projector:
     def _new_obs(self, need):
         # (let the old buffer go first; room to grow a little)
         self.obs = self._obs_pre = None
-        self.obs = bytearray(need + _SLACK)
+        self.obs = bytearray(need + 64)
         self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
 
     def _records(self, match, role, count, head):

@@ -270,6 +270,14 @@ class Session:
         or the newest view. Returns False when the socket could not take it all."""
         out = self.stream
         ctrl = self.ctrl
+        if self.close is None and views.due(self):
+            epoch = views.epoch
+            data = views.frames(self.view_role, ctrl)  # with ctrl in front when it fits
+            while ctrl:
+                out.write(ctrl.pop(0))
+            out.write(data)
+            views.sent(self, epoch)
+            return not out.out_buf
         while ctrl:
             out.write(ctrl.pop(0))  # the socket takes it, or the stream copies the rest
         if self.close is not None:
@@ -278,10 +286,6 @@ class Session:
             out.write(close_frame(code, reason))
             self.done = not out.out_buf
             return self.done
-        if views.due(self):
-            epoch = views.epoch
-            out.write(views.frames(self.view_role))
-            views.sent(self, epoch)
         return not out.out_buf
 
     async def flush(self):

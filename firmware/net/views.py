@@ -20,7 +20,7 @@ from net.frames import head_size, put_header
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
-_HEAD_MAX = const(4)
+_HEAD_ROOM = const(64)  # before a player's record: its frame header, and the ack before it
 _OBSERVER = const(0)
 _OP_TEXT = const(1)
 
@@ -31,12 +31,15 @@ class ViewPublisher:
     def __init__(self, match):
         self.match = match
         self.epoch = 0
-        self.proj = Projector(_HEAD_MAX, head_size)
+        self.proj = Projector(_HEAD_ROOM, head_size)
         self.sessions = []  # subscribed sessions, each with view_role and sent_epoch
         self._plan_role = NO_VIEW  # whose view the projector has planned, for which epoch
         self._plan_epoch = -1
         self._plan_count = 0
         self._obs_epoch = -1  # the epoch of the observers' frames in the projector's obs
+        # The projector's buffers for this match's size, made now with the other long-lived
+        # objects (not later, among short-lived ones).
+        self.proj.begin(match, _OBSERVER)
 
     # ---- subscriptions ----------------------------------------------------------------------
 
@@ -82,9 +85,11 @@ class ViewPublisher:
             self._plan_count = self.proj.begin(self.match, role)
         return self._plan_count
 
-    def frames(self, role):
+    def frames(self, role, ctrl):
         """role's current view, every record as a frame, as one memoryview of the projector's
-        buffers (valid until the next view is planned): the same bytes for every observer."""
+        buffers (valid until the next view is planned): the same bytes for every observer. A
+        player's view of one record takes the control frames queued before it (ctrl, emptied)
+        in front of it when they fit: the session's write is then one."""
         proj = self.proj
         if role == _OBSERVER and self._obs_epoch == self.epoch:
             return memoryview(proj.obs)[proj.obs_start : proj.obs_end]
@@ -95,7 +100,18 @@ class ViewPublisher:
             put_header(out, n, _OP_TEXT, proj.at[i] - head_size(n))
         if out is proj.store:  # one record
             at = proj.at[0]
-            return memoryview(out)[at - head_size(proj.length) : at + proj.length]
+            start = at - head_size(proj.length)
+            size = 0
+            for data in ctrl:
+                size += len(data)
+            if ctrl and size <= start:
+                start -= size
+                p = start
+                for data in ctrl:
+                    out[p : p + len(data)] = data
+                    p += len(data)
+                del ctrl[:]
+            return memoryview(out)[start : at + proj.length]
         # In the projector's obs, one after another: the observers' frames stay there for
         # this epoch, unless a player's view of more than one record takes obs.
         self._obs_epoch = self.epoch if role == _OBSERVER else -1
