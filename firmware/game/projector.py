@@ -140,7 +140,7 @@ class Projector:
         self._gen_present = None
         self._gen_cells = None
         # The maze: a copy of the flags its hex digits were made from, the digits, and a
-        # scratch buffer for copying some of them (see _digits).
+        # scratch buffer for copying some of them (see _put_cells).
         self._raw = None
         self._hex = None
         self._cut = None
@@ -248,10 +248,7 @@ class Projector:
             at = self.headroom
             p = self._head(b, at, match, role, 1)
             if p + self._cells_len(lo, w) < at + RECORD_MAX:
-                if runs[3] > 1:
-                    p = self._put_rows(b, p, lo, w, runs[3], runs[2])
-                else:
-                    p = self._put_cells(b, p, 0, 0, 1, 0)
+                p = self._put_cells(b, p, 0, 0, runs[3], 0)
                 b[p] = 125  # '}'
                 self._one_lens[0] = key[9] = p + 1 - at
                 self._remember(key, match, at, 1)
@@ -271,6 +268,12 @@ class Projector:
             count = self._records(match, OBSERVER, self._plan(), True)
         self._remember(key, match, _GAP, count)
         return count
+
+    def forget(self):
+        """Write the next view of every role whole (benchmarks: the cost of a view from
+        scratch)."""
+        for key in self._keys:
+            key[0] = 0
 
     def record(self, i):
         """Record i (0 <= i < count) of the current view: a memoryview of exactly its bytes."""
@@ -569,26 +572,17 @@ class Projector:
         self.obs_end = p
         return self._view(ob, at, lens, count)
 
-    def _digits(self, b, p, a, n):
-        """The hex digits of cells a..a+n-1 at b[p:] (allocation-free): a slice of the maze's
-        digits would be a new object, so the scratch buffer takes all of them and drops the
-        cells before a and after the run (a bytearray keeps its memory when it shrinks, and
-        grows back into it), then is copied whole."""
-        cut = self._cut
-        cut[0 : len(cut)] = self._hex
-        cut[a + n :] = b""
-        cut[0:a] = b""
-        b[p : p + n] = cut
-
-    def _put_rows(self, b, p, a, w, rows, span):
-        """The cells member of a player's square: a run of span cells for each of its rows,
-        the first starting at cell a; returns the position after it. (_put_cells does the
-        same, more slowly.)"""
+    def _put_cells(self, b, p, run, off, run_end, off_end):
+        """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
+        (exclusive); returns the position after its closing bracket."""
         hexd = self._hex
         cut = self._cut
+        first, step, rlen, _ = self._runs
         start = p
-        p += 3  # the first run's opening is written as `"],[` over the member's `:[[`
-        for _ in range(rows):
+        p += 3  # each run opens with `"],[` (the first one's is turned into `,"c":[[`)
+        a = first + run * step + off
+        while True:
+            # [a,"digits"]: the opening with the digits of a poked in, then the cells'.
             if a < 100:
                 if a < 10:
                     b[p : p + 7] = _RUN
@@ -609,33 +603,16 @@ class Projector:
                 b[p : p + 10] = _RUN_4
                 put_int(b, p + 4, a)
                 p += 10
-            cut[0 : len(cut)] = hexd  # (see _digits)
-            cut[a + span :] = b""
-            cut[0:a] = b""
-            b[p : p + span] = cut
-            p += span
-            a += w
-        b[start : start + 7] = _CELLS
-        b[p] = 34  # '"'
-        b[p + 1] = 93  # ']'
-        b[p + 2] = 93
-        return p + 3
-
-    def _put_cells(self, b, p, run, off, run_end, off_end):
-        """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
-        (exclusive); returns the position after its closing bracket."""
-        first, step, rlen, _ = self._runs
-        start = p
-        p += 3  # each run opens with `"],[` (the first one's is turned into `,"c":[[`)
-        a = first + run * step + off
-        while True:
             n = (rlen if run < run_end else off_end) - off
-            b[p : p + 7] = _RUN
-            p = put_int(b, p + 4, a)
-            b[p] = 44  # ','
-            b[p + 1] = 34  # '"'
-            self._digits(b, p + 2, a, n)
-            p += 2 + n
+            # The digits of cells a..a+n-1: a slice of the maze's digits would be a new
+            # object, so the scratch buffer takes all of them and drops the cells before a and
+            # after the run (a bytearray keeps its memory when it shrinks, and grows back into
+            # it), then is copied whole.
+            cut[0 : len(cut)] = hexd
+            cut[a + n :] = b""
+            cut[0:a] = b""
+            b[p : p + n] = cut
+            p += n
             run += 1
             if run > run_end or (run == run_end and off_end == 0):
                 break
