@@ -23,7 +23,7 @@
 #
 # Speed (docs/performance.md). The maze's passage flags do not change during a match: their
 # hex digits are encoded once per maze (`_hex`, again only when the flags differ from the copy
-# `_raw`) and copied into records run by run. A piece of text is copied whole from a buffer
+# in `_cut`) and copied into records run by run. A piece of text is copied whole from a buffer
 # longer than the text (a slice of the source would be a new object): what lies past the text
 # lands after it and is written over by what follows, or lies past the record's end, where a
 # buffer has _SLACK bytes.
@@ -139,11 +139,12 @@ class Projector:
         self._gen = 0
         self._gen_present = None
         self._gen_cells = None
-        # The maze: a copy of the flags its hex digits were made from, the digits, and a
-        # scratch buffer for copying some of them (see _put_cells).
-        self._raw = None
+        # The maze: its hex digits, and a copy of the flags they were made from, which is the
+        # scratch buffer for copying some of the digits too (see _put_cells); _cells: the
+        # flags of the view being written.
         self._hex = None
         self._cut = None
+        self._cells = None
         self._w = 0
         self._h = 0
         # The envelope's part after the role, with the phase, meetings and width it shows.
@@ -174,8 +175,9 @@ class Projector:
         """Write every record of role's view of match; returns the record count."""
         if role != OBSERVER and role != 1 and role != 2:
             raise ValueError("role must be 1, 2 or OBSERVER")
-        if self._raw != match.cells:
-            self._load_maze(match.cells)
+        self._cells = match.cells
+        if self._cut != self._cells:
+            self._load_maze(self._cells)
         w = self._w = match.width
         h = self._h = match.height
         present = match.obj_present
@@ -313,13 +315,12 @@ class Projector:
     def _load_maze(self, cells):
         """Encode the maze's flags as hex digits, once per maze (and per change of flags)."""
         n = len(cells)
-        if self._raw is None or len(self._raw) != n:
+        if self._hex is None or len(self._hex) != n:
             # A maze of another size: new tables (let the old ones go first).
-            self._raw = self._hex = self._cut = None
-            self._raw = bytearray(n)
+            self._hex = self._cut = None
             self._hex = bytearray(n)
             self._cut = bytearray(n)
-        self._raw[:] = cells
+        self._cut[0 : len(self._cut)] = cells
         self._tail_of[0] = -1
         for key in self._keys:
             key[0] = 0
@@ -527,7 +528,7 @@ class Projector:
     def _new_obs(self, need):
         # (let the old buffer go first; room to grow a little)
         self.obs = self._obs_pre = None
-        self.obs = bytearray(need + 64)
+        self.obs = bytearray(need + 32)
         self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
 
     def _records(self, match, role, count, head):
@@ -605,9 +606,9 @@ class Projector:
                 p += 10
             n = (rlen if run < run_end else off_end) - off
             # The digits of cells a..a+n-1: a slice of the maze's digits would be a new
-            # object, so the scratch buffer takes all of them and drops the cells before a and
-            # after the run (a bytearray keeps its memory when it shrinks, and grows back into
-            # it), then is copied whole.
+            # object, so the scratch buffer (the copy of the flags, made again below) takes all
+            # of them and drops the cells before a and after the run (a bytearray keeps its
+            # memory when it shrinks, and grows back into it), then is copied whole.
             cut[0 : len(cut)] = hexd
             cut[a + n :] = b""
             cut[0:a] = b""
@@ -618,6 +619,7 @@ class Projector:
                 break
             off = 0
             a = first + run * step
+        cut[0 : len(cut)] = self._cells  # the copy of the flags again
         b[start : start + 7] = _CELLS
         b[p] = 34  # '"'
         b[p + 1] = 93  # ']'

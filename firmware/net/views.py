@@ -20,7 +20,7 @@ from net.frames import head_size, put_header
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
-_HEAD_ROOM = const(64)  # before a player's record: its frame header, and the ack before it
+_HEAD_ROOM = const(48)  # before a player's record: its frame header, and the ack before it
 _OBSERVER = const(0)
 _OP_TEXT = const(1)
 
