@@ -1,10 +1,8 @@
 # Allocation-free JSON pieces written straight into a preallocated bytearray: integers as
-# decimal digits, constant byte strings, and one hex digit per maze cell. Every writer takes the
-# buffer and a position and returns the position after what it wrote; the matching size
-# function (ndigits) lets a planner know a record's length before writing it. Nothing here
-# builds a str, a bytes or a list, so the projector's steady state allocates nothing.
-
-_HEX = b"0123456789abcdef"
+# decimal digits and constant byte strings. Every writer takes the buffer and a position and
+# returns the position after what it wrote; the matching size function (ndigits) lets a planner
+# know a record's length before writing it. Nothing here builds a str, a bytes or a list, so
+# the projector's steady state allocates nothing.
 
 
 def ndigits(value):
@@ -61,12 +59,3 @@ def put_int(buf, pos, value):
         if not value:
             break
     return end
-
-
-def put_hex(buf, pos, cells, first, count):
-    """Write cells[first:first+count] as one lowercase hex digit each (values 0..15)."""
-    hexd = _HEX
-    for c in range(first, first + count):
-        buf[pos] = hexd[cells[c] & 15]
-        pos += 1
-    return pos

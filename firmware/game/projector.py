@@ -23,10 +23,9 @@
 #
 # Speed (docs/performance.md). The maze's passage flags do not change during a match: their
 # hex digits are encoded once per maze (`_hex`, again only when the flags differ from the copy
-# in `_cut`) and copied into records run by run. A piece of text is copied whole from a buffer
-# longer than the text (a slice of the source would be a new object): what lies past the text
-# lands after it and is written over by what follows, or lies past the record's end, where a
-# buffer has _SLACK bytes.
+# in `_cut`) and copied into records run by run; the rest of a record is templates with the
+# numbers poked in. A view that shows what the role's last one showed but its state sequence
+# and status (the other player moved) is written in place.
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
 from game.rules import NO_BEARING, PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
@@ -34,10 +33,11 @@ from game.rules import NO_BEARING, PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (r
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
 MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view needs 4
 
-_SLACK = const(16)  # bytes a buffer has past the records written in it
+_SLACK = const(16)  # bytes obs has past its records (the copies of record 0's envelope are
+# made whole from a view longer than the envelope: what follows it is written over, or lies
+# past the last record)
 _GAP = const(4)  # bytes before record 0 in obs: room for the largest gap
 _PRE_MAX = const(96)  # the envelope up to "i": 93 bytes (10-digit sequences) at the most
-_TAIL_MAX = const(64)  # its part after the role: 47 bytes at the most
 
 # Envelope: {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":I,"n":N
 _ENV_V = const(b'{"v":1,"t":"view","s":')  # v: PROTOCOL_VERSION (a test checks)
@@ -106,7 +106,7 @@ class Projector:
         self.headroom = headroom
         self._gap = gap
         # A store per seat, with the seat's last view of one record (buf: its bytes).
-        size = headroom + RECORD_MAX + _SLACK
+        size = headroom + RECORD_MAX
         self._stores = (None, bytearray(size), bytearray(size))
         self._bufs = (None,) + tuple(
             memoryview(b)[headroom : headroom + RECORD_MAX] for b in self._stores[1:]
@@ -147,9 +147,6 @@ class Projector:
         self._cells = None
         self._w = 0
         self._h = 0
-        # The envelope's part after the role, with the phase, meetings and width it shows.
-        self._tail = bytearray(_TAIL_MAX)
-        self._tail_of = [-1, 0, 0, 0]  # phase, meetings, width; its bytes
         # The view being written: the envelope up to "i":, the status and the objects member
         # (their bytes), the square (cells lo..hi, columns x0..x1) and its cells as runs, run
         # r from cell first + r * step, rlen cells each (a player's rows; one run for whole
@@ -321,7 +318,6 @@ class Projector:
             self._hex = bytearray(n)
             self._cut = bytearray(n)
         self._cut[0 : len(self._cut)] = cells
-        self._tail_of[0] = -1
         for key in self._keys:
             key[0] = 0
         hexd = b"0123456789abcdef"
@@ -339,27 +335,16 @@ class Projector:
         p = put_int(b, p, match.state_seq)
         b[p : p + 6] = _ENV_R
         p = put(b, p + 6, _ROLES[role])
-        t = self._tail
-        of = self._tail_of
-        phase = match.phase
-        meet = match.meeting_seq
-        if phase != of[0] or meet != of[1] or self._w != of[2]:
-            # ","ph":"P","w":W,"h":H,"m":M,"i":
-            t[0:8] = _ENV_PH
-            q = put(t, 8, _PHASES[phase])
-            t[q : q + 6] = _ENV_W
-            q = put_int(t, q + 6, self._w)
-            t[q : q + 5] = _ENV_H
-            q = put_int(t, q + 5, self._h)
-            t[q : q + 5] = _ENV_M
-            q = put_int(t, q + 5, meet)
-            t[q : q + 5] = _ENV_I
-            of[3] = q + 5
-            of[0] = phase
-            of[1] = meet
-            of[2] = self._w
-        b[p : p + _TAIL_MAX] = t
-        p += of[3]
+        b[p : p + 8] = _ENV_PH
+        p = put(b, p + 8, _PHASES[match.phase])
+        b[p : p + 6] = _ENV_W
+        p = put_int(b, p + 6, self._w)
+        b[p : p + 5] = _ENV_H
+        p = put_int(b, p + 5, self._h)
+        b[p : p + 5] = _ENV_M
+        p = put_int(b, p + 5, match.meeting_seq)
+        b[p : p + 5] = _ENV_I
+        p += 5
         self._pre_len = p - at
         # 0,"n":N,"st":{...}
         b[p : p + 13] = _ENV_0
