@@ -37,9 +37,6 @@ class ViewPublisher:
         self._plan_epoch = -1
         self._plan_count = 0
         self._obs_epoch = -1  # the epoch of the observers' frames in the projector's obs
-        # The projector's buffers for this match's size, made now with the other long-lived
-        # objects (not later, among short-lived ones).
-        self.proj.begin(match, _OBSERVER)
 
     # ---- subscriptions ----------------------------------------------------------------------
 
