@@ -1,0 +1,248 @@
+# The match log's pure half (docs/log.md): the header and the 8-byte entries of one match,
+# written into and read from the caller's buffers, and the replay that rebuilds the Match from
+# them through the engine's public calls. The board (net/journal.py) keeps the files and the
+# hashes; tools/replay.py checks a downloaded log with this same code. No I/O, clock or hash
+# here: the seed commitment is sha256 of the header's first COMMITTED bytes, computed outside.
+# put_entry() allocates nothing (the board calls it for every accepted command).
+from game.compat import const
+from game.engine import Match
+from game.rules import CMD_DROP, CMD_MOVE, FINISHED, OK, RESULT_NAMES
+
+FORMAT = const(1)  # this layout; a reader refuses any other
+RULES = const(1)  # the rules the log was played under (bumped by any change of game.engine)
+MAGIC = b"MDLG"
+COMMITTED = const(32)  # header bytes under the seed commitment: versions, parameters, seed
+HEADER = const(208)
+ENTRY = const(8)
+SEED = const(16)  # random bytes of a seed (at offset 16 of the header)
+NAME = const(48)  # bytes of a name in the header (12 characters of up to 4 bytes)
+
+# Entry kinds (the high nibble of an entry's first byte).
+MOVE = const(1)  # seat, arg = direction, aux = client sequence step - 1 (0..1023), t
+DROP = const(2)  # seat, aux as MOVE, t
+CLOCK = const(3)  # t: a clock advance that changed the state (countdown end, finish window)
+FORFEIT = const(4)  # seat, t
+CHECK = const(5)  # aux = state_seq & 0xFF, value = digest; arg 1: written at a resume
+END = const(6)  # seat = winner, arg = result (0: abandoned), t = the clock at the end
+KIND_NAMES = ("", "move", "drop", "clock", "forfeit", "check", "end")
+
+
+def fletcher(buf, start, end, a, b):
+    """Fletcher-16 of buf[start:end], continuing from the sums (a, b); returns b << 8 | a."""
+    for i in range(start, end):
+        a = (a + buf[i]) % 255
+        b = (b + a) % 255
+    return b << 8 | a
+
+
+def get_uint(buf, off, n):
+    v = 0
+    for i in range(off, off + n):
+        v = v << 8 | buf[i]
+    return v
+
+
+def put_uint(buf, off, n, v):
+    for i in range(off + n - 1, off - 1, -1):
+        buf[i] = v & 0xFF
+        v >>= 8
+
+
+def put_entry(buf, off, index, kind, seat, arg, aux, value):
+    """Write entry number `index` of a log at buf[off:off+8]. value is a time (< 2**30) with
+    aux < 1024, or, for CHECK, a 32-bit digest with aux < 256."""
+    buf[off] = kind << 4 | seat << 2 | arg
+    if kind == CHECK:
+        buf[off + 1] = aux
+        buf[off + 2] = (value >> 24) & 0xFF
+    else:
+        buf[off + 1] = aux >> 2
+        buf[off + 2] = (aux & 3) << 6 | value >> 24
+    buf[off + 3] = (value >> 16) & 0xFF
+    buf[off + 4] = (value >> 8) & 0xFF
+    buf[off + 5] = value & 0xFF
+    # the index is summed first, so an entry is only valid at its own place in its log
+    put_uint(buf, off + 6, 2, fletcher(buf, off, off + 6, index & 0xFF, (index >> 8) & 0xFF))
+
+
+def get_entry(buf, off, index):
+    """(kind, seat, arg, aux, value) of entry `index` at buf[off:off+8], or None when its
+    check, kind or fields are wrong (a torn or garbage tail)."""
+    if get_uint(buf, off + 6, 2) != fletcher(buf, off, off + 6, index & 0xFF, (index >> 8) & 0xFF):
+        return None
+    b = buf[off]
+    kind = b >> 4
+    seat = (b >> 2) & 3
+    arg = b & 3
+    if kind == CHECK:
+        return kind, seat, arg, buf[off + 1], get_uint(buf, off + 2, 4)
+    aux = buf[off + 1] << 2 | buf[off + 2] >> 6
+    t = (buf[off + 2] & 0x3F) << 24 | get_uint(buf, off + 3, 3)
+    if kind < MOVE or kind > END or (kind <= DROP or kind == FORFEIT) and seat not in (1, 2):
+        return None
+    return kind, seat, arg, aux, t
+
+
+def engine_seed(buf, off=16):
+    """The engine's seed from a seed's first four bytes: 30 bits, a small int on the board."""
+    return (buf[off] & 0x3F) << 24 | get_uint(buf, off + 1, 3)
+
+
+class Header:
+    """The fields of a log's header (offsets in docs/log.md). pack() writes them, with the
+    header's own check, into a bytearray(HEADER); unpack() reads them back or raises
+    ValueError."""
+
+    def __init__(self):
+        self.rules = RULES
+        self.width = self.height = self.pairs = self.braid = 0
+        self.cooldown_ms = self.countdown_ms = 0
+        self.seed = bytes(SEED)
+        self.commit = bytes(32)
+        self.match_no = 0
+        self.last_c = [0, 0, 0]  # each seat's client sequence when the match started
+        self.token_hash = [b"", bytes(16), bytes(16)]  # of each seat's token (16 bytes)
+        self.names = ["", "", ""]
+
+    def pack(self, buf):
+        for i in range(HEADER):
+            buf[i] = 0
+        buf[0:4] = MAGIC
+        buf[4] = FORMAT
+        buf[5] = self.rules
+        buf[6] = self.width
+        buf[7] = self.height
+        buf[8] = self.pairs
+        buf[9] = self.braid
+        put_uint(buf, 10, 2, self.cooldown_ms)
+        put_uint(buf, 12, 2, self.countdown_ms)
+        buf[16:32] = self.seed
+        buf[32:64] = self.commit
+        put_uint(buf, 64, 2, self.match_no)
+        for seat in (1, 2):
+            put_uint(buf, 64 + 4 * seat, 4, self.last_c[seat])
+            buf[60 + 16 * seat : 76 + 16 * seat] = self.token_hash[seat]
+            name = self.names[seat].encode()[:NAME]
+            at = 59 + (NAME + 1) * seat
+            buf[at] = len(name)
+            buf[at + 1 : at + 1 + len(name)] = name
+        put_uint(buf, HEADER - 2, 2, fletcher(buf, 0, HEADER - 2, 0, 0))
+        return buf
+
+    @staticmethod
+    def unpack(buf):
+        if len(buf) < HEADER or buf[0:4] != MAGIC:
+            raise ValueError("not a match log")
+        if buf[4] != FORMAT:
+            raise ValueError("log format %d, this reader knows %d" % (buf[4], FORMAT))
+        if get_uint(buf, HEADER - 2, 2) != fletcher(buf, 0, HEADER - 2, 0, 0):
+            raise ValueError("header check failed")
+        h = Header()
+        h.rules = buf[5]
+        h.width = buf[6]
+        h.height = buf[7]
+        h.pairs = buf[8]
+        h.braid = buf[9]
+        h.cooldown_ms = get_uint(buf, 10, 2)
+        h.countdown_ms = get_uint(buf, 12, 2)
+        h.seed = bytes(buf[16:32])
+        h.commit = bytes(buf[32:64])
+        h.match_no = get_uint(buf, 64, 2)
+        for seat in (1, 2):
+            h.last_c[seat] = get_uint(buf, 64 + 4 * seat, 4)
+            h.token_hash[seat] = bytes(buf[60 + 16 * seat : 76 + 16 * seat])
+            at = 59 + (NAME + 1) * seat
+            h.names[seat] = bytes(buf[at + 1 : at + 1 + min(buf[at], NAME)]).decode()
+        return h
+
+    def params(self):
+        """(width, height, artifact pairs, braid, cooldown ms, countdown ms), as the board's
+        net.match_host.match_parameters() gives them."""
+        return (
+            self.width,
+            self.height,
+            self.pairs,
+            self.braid,
+            self.cooldown_ms,
+            self.countdown_ms,
+        )
+
+
+def entries(buf, start, count, first=0):
+    """The entries of buf from offset start, numbered from `first`, up to `count` of them or
+    the first one that is not valid: a list of (kind, seat, arg, aux, value)."""
+    out = []
+    for i in range(count):
+        e = get_entry(buf, start + i * ENTRY, first + i)
+        if e is None:
+            break
+        out.append(e)
+    return out
+
+
+class Replay:
+    """Rebuilds a match from its header, one entry at a time, through Match.start, enqueue +
+    process, advance and forfeit (or onto `match`, a Match with the header's parameters, which
+    is reset). Also counts what the board needs to go on: each seat's client sequence and
+    accepted commands, the clock of the last entry. `problem` is the first mismatch (entry
+    number and what went wrong), None while everything agrees."""
+
+    def __init__(self, header, match=None):
+        h = header
+        seed = engine_seed(h.seed, 0)
+        if h.rules != RULES:
+            raise ValueError("rules version %d, this engine plays %d" % (h.rules, RULES))
+        if match is None:
+            match = Match(seed, h.width, h.height, h.cooldown_ms, h.countdown_ms, h.pairs, h.braid)
+        else:
+            match.reset(seed)
+        self.match = match
+        match.start(0)
+        self.last_c = [0, h.last_c[1], h.last_c[2]]
+        self.accepted = [0, 0, 0]
+        self.t = 0  # the clock of the last entry with a time
+        self.count = 0  # entries applied
+        self.checks = 0  # CHECK entries that agreed
+        self.ended = False
+        self.problem = None
+
+    def _fail(self, text):
+        if self.problem is None:
+            self.problem = (self.count, text)
+
+    def apply(self, entry):
+        kind, seat, arg, aux, value = entry
+        m = self.match
+        if self.ended:
+            self._fail("entry after the end")
+        elif kind == CHECK:
+            if value != m.digest() or aux != m.state_seq & 0xFF:
+                self._fail("digest %08x, the log says %08x" % (m.digest(), value))
+            else:
+                self.checks += 1
+        elif kind == END:
+            self.ended = True
+            if arg and (m.phase != FINISHED or m.result != arg or m.winner != seat):
+                self._fail(
+                    "the log ends %s (seat %d), the replay %s (seat %d)"
+                    % (RESULT_NAMES[arg], seat, RESULT_NAMES[m.result], m.winner)
+                )
+        else:
+            self.t = value
+            before = m.state_seq
+            if kind == MOVE or kind == DROP:
+                code = m.enqueue(seat, CMD_MOVE if kind == MOVE else CMD_DROP, arg, value)
+                if code == OK:
+                    code = m.process()
+                self.last_c[seat] = (self.last_c[seat] + aux + 1) & 0x3FFFFFFF
+                self.accepted[seat] += 1
+            elif kind == CLOCK:
+                code = m.advance(value)
+            else:
+                code = m.forfeit(seat, value)
+            if code != OK or m.state_seq == before:
+                self._fail(
+                    "%s at %d refused or without effect (%d)" % (KIND_NAMES[kind], value, code)
+                )
+        self.count += 1
+        return self.problem is None

@@ -1,0 +1,191 @@
+# Match logs on the host (docs/log.md): read one, check it (the seed commitment, every entry,
+# the replay's digests and result), export it as plain data, and write logs of driven matches
+# for tests and benchmarks. Portable (CPython and the MicroPython unix port: the core tests
+# import it); the replay itself is the firmware's own, game.matchlog.Replay.
+#
+#   report = check(data)               # data: a log file's bytes -> dict (report["ok"])
+#   data, m = driven_log(seed, "small", 400)   # a finished log of a driven match, and the match
+import hashlib
+from binascii import hexlify
+
+from driver import new_match, play
+from game import matchlog as ml
+from game import rules
+
+
+def _hex(b):
+    return hexlify(bytes(b)).decode()
+
+
+def read(data):
+    """(header, entries, dropped): the header, the valid entries from the start, and how many
+    bytes after them were dropped (a torn or garbage tail). Raises ValueError for a header
+    that is not a valid one."""
+    head = ml.Header.unpack(data)
+    count = (len(data) - ml.HEADER) // ml.ENTRY
+    entries = ml.entries(data, ml.HEADER, count)
+    return head, entries, len(data) - ml.HEADER - ml.ENTRY * len(entries)
+
+
+def commitment_ok(data):
+    """The header's commitment is sha256 of its first COMMITTED bytes."""
+    return hashlib.sha256(bytes(data[: ml.COMMITTED])).digest() == bytes(data[32:64])
+
+
+def check(data):
+    """Everything a log tells, checked: a dict with the header's fields, `commit_ok`, the
+    entries replayed (`problem`: the first mismatch or None), the final digest and result,
+    and `ok` (commitment, no mismatch, no dropped bytes, every checkpoint agreed)."""
+    head, entries, dropped = read(data)
+    rep = ml.Replay(head)
+    for entry in entries:
+        rep.apply(entry)
+    m = rep.match
+    end = entries[-1] if entries and entries[-1][0] == ml.END else None
+    ok = commitment_ok(data) and rep.problem is None and not dropped
+    return {
+        "format": data[4],
+        "rules": head.rules,
+        "params": {
+            "width": head.width,
+            "height": head.height,
+            "artifact_pairs": head.pairs,
+            "braid_percent": head.braid,
+            "cooldown_ms": head.cooldown_ms,
+            "countdown_ms": head.countdown_ms,
+        },
+        "match_no": head.match_no,
+        "seed": _hex(head.seed),
+        "engine_seed": ml.engine_seed(head.seed, 0),
+        "commit": _hex(head.commit),
+        "commit_ok": commitment_ok(data),
+        "seats": [
+            {"seat": s, "name": head.names[s], "token_hash": _hex(head.token_hash[s])}
+            for s in (1, 2)
+        ],
+        "entries": len(entries),
+        "dropped_bytes": dropped,
+        "checks": rep.checks,
+        "problem": None if rep.problem is None else "entry %d: %s" % rep.problem,
+        "finished": end is not None,
+        "abandoned": end is not None and end[2] == 0,
+        "phase": rules.PHASE_NAMES[m.phase],
+        "result": rules.RESULT_NAMES[m.result],
+        "winner": m.winner,
+        "digest": "%08x" % m.digest(),
+        "accepted": [rep.accepted[1], rep.accepted[2]],
+        "ok": ok,
+    }
+
+
+def export(data):
+    """The readable export: check()'s report plus every entry as a dict."""
+    report = check(data)
+    _, entries, _ = read(data)
+    out = []
+    for kind, seat, arg, aux, value in entries:
+        item = {"kind": ml.KIND_NAMES[kind]}
+        if kind in (ml.MOVE, ml.DROP):
+            item.update(seat=seat, t=value, c_step=aux + 1)
+            if kind == ml.MOVE:
+                item["dir"] = rules.DIR_NAMES[arg]
+        elif kind == ml.FORFEIT:
+            item.update(seat=seat, t=value)
+        elif kind == ml.CLOCK:
+            item["t"] = value
+        elif kind == ml.CHECK:
+            item.update(digest="%08x" % value, seq_low=aux, at="resume" if arg else "end")
+        else:
+            item.update(t=value, result=rules.RESULT_NAMES[arg], winner=seat)
+        out.append(item)
+    report["log"] = out
+    return report
+
+
+class Writer:
+    """Builds a log in memory the way the board does (header, then one entry per accepted
+    command and per state change of the clock), for tests and benchmarks."""
+
+    def __init__(self, m, seed_bytes, names=("ann", "bob"), last_c=(0, 0), match_no=1):
+        h = ml.Header()
+        h.width, h.height, h.pairs, h.braid = m.width, m.height, m.artifact_pairs, m.braid_percent
+        h.cooldown_ms, h.countdown_ms = m.cooldown_ms, m.countdown_ms
+        h.seed = bytes(seed_bytes)
+        h.match_no = match_no
+        h.last_c = [0, last_c[0], last_c[1]]
+        h.names = ["", names[0], names[1]]
+        buf = h.pack(bytearray(ml.HEADER))
+        h.commit = hashlib.sha256(bytes(buf[: ml.COMMITTED])).digest()
+        self.header = h
+        self.out = bytearray(h.pack(bytearray(ml.HEADER)))
+        self.count = 0
+
+    def entry(self, kind, seat, arg, aux, value):
+        buf = bytearray(ml.ENTRY)
+        ml.put_entry(buf, 0, self.count, kind, seat, arg, aux, value)
+        self.out += buf
+        self.count += 1
+
+    def end(self, m):
+        self.entry(ml.CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
+        self.entry(ml.END, m.winner, m.result, 0, m.now)
+
+
+def seed_bytes_for(seed):
+    """16 seed bytes whose engine seed (game.matchlog.engine_seed) is the int seed."""
+    return bytes(((seed >> 24) & 0x3F, (seed >> 16) & 0xFF, (seed >> 8) & 0xFF, seed & 0xFF)) + (
+        b"\x5a" * 12
+    )
+
+
+def driven_log(seed, preset="small", steps=400, finish=True):
+    """A log of the seeded driver's match (tools/driver.py: refused, late and clock-only steps
+    included): (the log's bytes, the driven Match). finish=False leaves it unfinished; a
+    match the driver did not finish is then ended by a forfeit of seat 1."""
+    m = new_match(seed, preset)
+    w = Writer(m, seed_bytes_for(seed))
+    seen = [0]
+
+    def on_step(m, kind, seat, arg, t, code):
+        if kind and code == rules.OK:
+            w.entry(ml.MOVE if kind == rules.CMD_MOVE else ml.DROP, seat, arg, 0, t)
+        elif m.state_seq != seen[0] and seen[0]:  # (the start itself is in the header)
+            w.entry(ml.CLOCK, 0, 0, 0, m.now)
+        seen[0] = m.state_seq
+
+    play(m, seed, steps, on_step)
+    if finish:
+        for seat in (1, 2):
+            if m.phase != rules.FINISHED and m.forfeit(seat, m.now) == rules.OK:
+                w.entry(ml.FORFEIT, seat, 0, 0, m.now)
+        w.end(m)
+    return bytes(w.out), m
+
+
+def durable(main, tail=b""):
+    """What a restart would recover from a running match's two files (the bytes of N.mdl and
+    of N.tl): (header, entries), the tail's entries after the main file's, duplicates and
+    anything after a torn or missing entry left out, as net/journal.py reads them."""
+    head, entries, _ = read(main)
+    entries = list(entries)
+    if len(tail) >= 8 and ml.get_uint(tail, 6, 2) == ml.fletcher(tail, 0, 6, 0, 0):
+        first = ml.get_uint(tail, 0, 4)
+        for k in range(tail[4]):
+            if first + k < len(entries):
+                continue
+            entry = ml.get_entry(tail, 8 + 8 * k, first + k)
+            if first + k > len(entries) or entry is None:
+                break
+            entries.append(entry)
+    return head, entries
+
+
+def client_sequences(head, entries):
+    """(seat, c) of every move and drop in the log: the client sequences it accepted."""
+    last = [0, head.last_c[1], head.last_c[2]]
+    out = []
+    for kind, seat, _, aux, _ in entries:
+        if kind in (ml.MOVE, ml.DROP):
+            last[seat] = (last[seat] + aux + 1) & 0x3FFFFFFF
+            out.append((seat, last[seat]))
+    return out
