@@ -111,10 +111,12 @@ _LONG_LIVED = (
     "microdot",
     "game.engine",
     "game.projector",
+    "game.matchlog",
     "net.intents",
     "net.messages",
     "net.frames",
     "net.views",
+    "net.journal",
     "net.match_host",
     "net.gateway",
     "net.limits",
@@ -146,6 +148,7 @@ def wire(step=_collect):
     from net import portal
     from net.captive_dns import CaptiveDns
     from net.gateway import Gateway
+    from net.journal import add_log_route, recover
     from net.server import Server
 
     dns = CaptiveDns(address, config.dns_port, bind)
@@ -153,6 +156,7 @@ def wire(step=_collect):
     started = time.ticks_ms()
     app = Microdot()
     game = Gateway(config, print)
+    recover(game.host)  # the match log: resume a match a power cut interrupted (docs/log.md)
     game.watchdog = arm_watchdog(config.watchdog_ms)
     server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
     step("objects: Match, Projector, Gateway buffers, CaptiveDns")
@@ -179,7 +183,8 @@ def wire(step=_collect):
     portal.add_portal_routes(app, url)
     portal.add_status_route(app, status)
     portal.add_client_routes(app, WEB_DIR)
-    step("routes (4) and handlers")
+    add_log_route(app, game.host.journal)
+    step("routes (5) and handlers")
     wiring = Wiring()
     wiring.config = config
     wiring.bind = bind

@@ -12,7 +12,6 @@
 # Lifecycle: WAITING (seats fill, each player says ready) -> COUNTDOWN -> ACTIVE -> FINISHED
 # (win, draw or forfeit) -> both ask for a rematch -> a new seed, straight into COUNTDOWN.
 import gc
-import os
 
 from game import rules
 from game.compat import const
@@ -21,6 +20,7 @@ from game.projector import OBSERVER, visible
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import CLOSE_NORMAL, CLOSE_REPLACED, CLOSE_ROOM_FULL, frame
+from net.journal import PAUSED, Journal
 from net.seats import Seat
 from net.views import ViewPublisher
 
@@ -60,7 +60,12 @@ class MatchHost:
         self.log = log
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
-        width, height, pairs, braid, cooldown, countdown = match_parameters(settings)
+        self.params = match_parameters(settings)
+        width, height, pairs, braid, cooldown, countdown = self.params
+        # the match log and the seed commitment (net/journal.py); paused: a match resumed
+        # after a restart waits for both players, its clock stopped
+        self.journal = Journal(self.params, getattr(settings, "log_kb", 64), log)
+        self.paused = False
         self.match = Match(self._seed(), width, height, cooldown, countdown, pairs, braid)
         self.views = ViewPublisher(self.match)
         self.max_observers = settings.max_observers
@@ -78,14 +83,15 @@ class MatchHost:
         """Match time: ticks_ms differences summed (ticks_ms wraps on the board, the sum does
         not), clamped to the engine's limit (12 days into one match)."""
         t = self.ticks_ms()
-        self._ms += self.ticks_diff(t, self._ticks)
+        if not self.paused:
+            self._ms += self.ticks_diff(t, self._ticks)
         self._ticks = t
         if self._ms > _CLOCK_LIMIT:
             self._ms = _CLOCK_LIMIT
         return self._ms
 
     def _seed(self):
-        return int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
+        return self.journal.draw()  # 16 random bytes, committed to; 30 bits reach the engine
 
     # ---- who is who -------------------------------------------------------------------------
 
@@ -156,7 +162,7 @@ class MatchHost:
             self._bind(session, seat)
             if intent.name:
                 seat.name = intent.name
-            session.post(frame(self._welcome(seat, True)))
+            session.post(frame(self.journal.welcome(seat, self._welcome(seat, True))))
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
             seat = None
@@ -171,6 +177,7 @@ class MatchHost:
             self._bind(session, seat)
             session.post(frame(self._welcome(seat, False)))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
+        self.journal.on_join(self, session)
         self._room()
         self._maybe_start()
 
@@ -232,6 +239,9 @@ class MatchHost:
         if m.phase != _COUNTDOWN and m.phase != _ACTIVE:
             self._err(session, c, rules.CODE_NAMES[rules.PHASE])
             return
+        if self.paused:
+            self._err(session, c, PAUSED)
+            return
         before = m.state_seq
         if kind == intents.MOVE:
             code = m.enqueue(seat.number, rules.CMD_MOVE, intent.direction, self.now_ms())
@@ -240,6 +250,7 @@ class MatchHost:
         if code == rules.OK:
             code = m.process()  # the FIFO never holds more than this one entry
         if code == rules.OK:
+            self.journal.command(m, seat, intent)  # on flash before the ack
             seat.last_c = c
             seat.accepted += 1
             # the seat's own count: the engine's command sequence would tell how many
@@ -283,9 +294,13 @@ class MatchHost:
 
     def _expire(self, seat):
         m = self.match
+        if self.paused and self.journal.abandon(self):
+            return
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq
             code = m.forfeit(seat.number, self.now_ms())
+            if code == rules.OK:
+                self.journal.forfeit(m, seat.number)
             self._after(before)
             if code == rules.EXITED:
                 return  # already out of the maze: the finish window decides; free it later
@@ -314,6 +329,7 @@ class MatchHost:
         self._ticks = self.ticks_ms()
         before = m.state_seq
         m.start(0)
+        self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
         self._after(before, True)
         self._room()
@@ -322,6 +338,7 @@ class MatchHost:
 
     def _after(self, before, changed=False):
         """After an engine call: route its events, and publish views if state changed."""
+        self.journal.changed(self)  # what changed is on flash before anyone hears of it
         if self.match.ev_count:
             self._route_events()
         if changed or self.match.state_seq != before:

@@ -1,14 +1,22 @@
 # The two player places and their secret tokens. A seat is taken while it has a token; the
 # token is the player's only identity (no accounts): whoever presents it within the reconnect
 # grace period is that player. Tokens are compared in a time that does not depend on where
-# they differ.
+# they differ. After a board restart a seat is restored from the match log (net/journal.py),
+# which keeps a hash of the token, never the token: the first join that presents a token with
+# that hash gets the seat (and its token back).
 import os
 from binascii import hexlify
+from hashlib import sha256
 
 
 def new_token():
     """A fresh seat token: 128 random bits as 32 lowercase hex characters."""
     return hexlify(os.urandom(16)).decode()
+
+
+def token_hash(token):
+    """What the match log keeps of a token: sha256 of it, the first 16 bytes as hex."""
+    return hexlify(sha256(token.encode()).digest()[:16]).decode()
 
 
 def same_token(a, b):
@@ -30,6 +38,8 @@ class Seat:
 
     def free(self):
         self.token = None  # secret; whoever presents it within the grace period is this seat
+        self.hashed = None  # restored after a restart: token_hash of the token, still unknown
+        self.restored = False  # restored after a restart, its player not yet welcomed back
         self.session = None  # the bound session, None while the player is away
         self.name = ""
         self.want = False  # said ready (waiting) or asked for a rematch (finished)
@@ -44,4 +54,10 @@ class Seat:
         self.name = name or ("Player %d" % self.number)
 
     def holds(self, token):
+        if self.hashed is not None:
+            if not same_token(self.hashed, token_hash(token)):
+                return False
+            self.token = token  # the player is back: the seat has its token again
+            self.hashed = None
+            return True
         return self.token is not None and same_token(self.token, token)
