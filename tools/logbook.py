@@ -10,21 +10,56 @@ from binascii import hexlify
 
 from driver import new_match, play
 from game import matchlog as ml
-from game import rules
+from game import replay, rules
+
+KIND_NAMES = ("", "move", "drop", "clock", "forfeit", "check", "end")
+PROBLEMS = {
+    replay.AFTER_END: "an entry after the end",
+    replay.DIGEST: "digest %08x in the log, %08x replayed",
+    replay.RESULT: "result %d in the log, %d replayed (result * 4 + winner)",
+    replay.REFUSED: "the engine refused this %s entry (code %d)",
+}
 
 
 def _hex(b):
     return hexlify(bytes(b)).decode()
 
 
+def entries(buf, start, count, first=0):
+    """The valid entries of buf from offset start, numbered from `first`: at most count, up
+    to the first one that is not valid. A list of (kind, seat, arg, aux, value)."""
+    out = []
+    for i in range(count):
+        entry = ml.get_entry(buf, start + i * ml.ENTRY, first + i)
+        if entry is None:
+            break
+        out.append(entry)
+    return out
+
+
 def read(data):
     """(header, entries, dropped): the header, the valid entries from the start, and how many
-    bytes after them were dropped (a torn or garbage tail). Raises ValueError for a header
-    that is not a valid one."""
-    head = ml.Header.unpack(data)
+    bytes after them were dropped (a torn or garbage tail). Raises ValueError, saying why,
+    for anything but a valid header of this format and rules."""
+    if len(data) < ml.HEADER or bytes(data[0:4]) != ml.MAGIC:
+        raise ValueError("not a match log (no MDLG header)")
+    if data[4] != ml.FORMAT:
+        raise ValueError("log format %d; this reader knows %d" % (data[4], ml.FORMAT))
+    if data[5] != ml.RULES:
+        raise ValueError("rules version %d; this engine plays %d" % (data[5], ml.RULES))
+    head = ml.Header.unpack(data)  # the header's own check
     count = (len(data) - ml.HEADER) // ml.ENTRY
-    entries = ml.entries(data, ml.HEADER, count)
-    return head, entries, len(data) - ml.HEADER - ml.ENTRY * len(entries)
+    found = entries(data, ml.HEADER, count)
+    return head, found, len(data) - ml.HEADER - ml.ENTRY * len(found)
+
+
+def problem_text(problem):
+    """A replay's problem (game.replay.Replay.problem) in words."""
+    index, what, expected, got = problem
+    if what == replay.REFUSED:
+        expected = KIND_NAMES[expected]
+    text = PROBLEMS[what]
+    return "entry %d: %s" % (index, text % (expected, got) if "%" in text else text)
 
 
 def commitment_ok(data):
@@ -37,7 +72,7 @@ def check(data):
     entries replayed (`problem`: the first mismatch or None), the final digest and result,
     and `ok` (commitment, no mismatch, no dropped bytes, every checkpoint agreed)."""
     head, entries, dropped = read(data)
-    rep = ml.Replay(head)
+    rep = replay.Replay(head)
     for entry in entries:
         rep.apply(entry)
     m = rep.match
@@ -66,7 +101,7 @@ def check(data):
         "entries": len(entries),
         "dropped_bytes": dropped,
         "checks": rep.checks,
-        "problem": None if rep.problem is None else "entry %d: %s" % rep.problem,
+        "problem": None if rep.problem is None else problem_text(rep.problem),
         "finished": end is not None,
         "abandoned": end is not None and end[2] == 0,
         "phase": rules.PHASE_NAMES[m.phase],
@@ -81,10 +116,10 @@ def check(data):
 def export(data):
     """The readable export: check()'s report plus every entry as a dict."""
     report = check(data)
-    _, entries, _ = read(data)
+    _, found, _ = read(data)
     out = []
-    for kind, seat, arg, aux, value in entries:
-        item = {"kind": ml.KIND_NAMES[kind]}
+    for kind, seat, arg, aux, value in found:
+        item = {"kind": KIND_NAMES[kind]}
         if kind in (ml.MOVE, ml.DROP):
             item.update(seat=seat, t=value, c_step=aux + 1)
             if kind == ml.MOVE:
@@ -166,18 +201,18 @@ def durable(main, tail=b""):
     """What a restart would recover from a running match's two files (the bytes of N.mdl and
     of N.tl): (header, entries), the tail's entries after the main file's, duplicates and
     anything after a torn or missing entry left out, as net/journal.py reads them."""
-    head, entries, _ = read(main)
-    entries = list(entries)
+    head, found, _ = read(main)
+    found = list(found)
     if len(tail) >= 8 and ml.get_uint(tail, 6, 2) == ml.fletcher(tail, 0, 6, 0, 0):
         first = ml.get_uint(tail, 0, 4)
         for k in range(tail[4]):
-            if first + k < len(entries):
+            if first + k < len(found):
                 continue
             entry = ml.get_entry(tail, 8 + 8 * k, first + k)
-            if first + k > len(entries) or entry is None:
+            if first + k > len(found) or entry is None:
                 break
-            entries.append(entry)
-    return head, entries
+            found.append(entry)
+    return head, found
 
 
 def client_sequences(head, entries):

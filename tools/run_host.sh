@@ -15,6 +15,8 @@
 #   MPY_CROSS                      mpy-cross (default: beside micropython, then PATH); without
 #                                  it microdot runs from .py (its compile alone peaks near 80 KB)
 #   MICRODOT_DIR                   the microdot package directory (default: found by python)
+#   MAZE_PRELUDE                   tests only: a module of tools/hostboard imported after
+#                                  boot.py (e.g. slow_ack, for host_tests/gateway/test_chaos.py)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,4 +84,4 @@ cd "$FLASH"
 MICROPYPATH="$ROOT/tools/hostboard:$ROOT/firmware:.frozen:$FLASH/lib"
 export MICROPYPATH
 # boot.py then main.py, as the board runs them; exec so a signal reaches micropython itself
-exec "$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot, main; main.run()"
+exec "$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot${MAZE_PRELUDE:+, $MAZE_PRELUDE}, main; main.run()"

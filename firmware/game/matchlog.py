@@ -1,12 +1,10 @@
 # The match log's pure half (docs/log.md): the header and the 8-byte entries of one match,
-# written into and read from the caller's buffers, and the replay that rebuilds the Match from
-# them through the engine's public calls. The board (net/journal.py) keeps the files and the
-# hashes; tools/replay.py checks a downloaded log with this same code. No I/O, clock or hash
-# here: the seed commitment is sha256 of the header's first COMMITTED bytes, computed outside.
-# put_entry() allocates nothing (the board calls it for every accepted command).
+# written into and read from the caller's buffers (game/replay.py rebuilds a match from them).
+# The board (net/journal.py) keeps the files and the hashes; tools/replay.py checks a log with
+# this same code. No I/O, clock or hash here: the seed commitment is sha256 of the header's
+# first COMMITTED bytes, computed outside. put_entry() allocates nothing (the board calls it
+# for every accepted command).
 from game.compat import const
-from game.engine import Match
-from game.rules import CMD_DROP, CMD_MOVE, FINISHED, OK, RESULT_NAMES
 
 FORMAT = const(1)  # this layout; a reader refuses any other
 RULES = const(1)  # the rules the log was played under (bumped by any change of game.engine)
@@ -24,7 +22,6 @@ CLOCK = const(3)  # t: a clock advance that changed the state (countdown end, fi
 FORFEIT = const(4)  # seat, t
 CHECK = const(5)  # aux = state_seq & 0xFF, value = digest; arg 1: written at a resume
 END = const(6)  # seat = winner, arg = result (0: abandoned), t = the clock at the end
-KIND_NAMES = ("", "move", "drop", "clock", "forfeit", "check", "end")
 
 
 def fletcher(buf, start, end, a, b):
@@ -131,12 +128,14 @@ class Header:
 
     @staticmethod
     def unpack(buf):
-        if len(buf) < HEADER or buf[0:4] != MAGIC:
-            raise ValueError("not a match log")
-        if buf[4] != FORMAT:
-            raise ValueError("log format %d, this reader knows %d" % (buf[4], FORMAT))
-        if get_uint(buf, HEADER - 2, 2) != fletcher(buf, 0, HEADER - 2, 0, 0):
-            raise ValueError("header check failed")
+        """The header in buf; ValueError if it is not one of this format, or damaged."""
+        if (
+            len(buf) < HEADER
+            or buf[0:4] != MAGIC
+            or buf[4] != FORMAT
+            or get_uint(buf, HEADER - 2, 2) != fletcher(buf, 0, HEADER - 2, 0, 0)
+        ):
+            raise ValueError("bad log header")
         h = Header()
         h.rules = buf[5]
         h.width = buf[6]
@@ -166,83 +165,3 @@ class Header:
             self.cooldown_ms,
             self.countdown_ms,
         )
-
-
-def entries(buf, start, count, first=0):
-    """The entries of buf from offset start, numbered from `first`, up to `count` of them or
-    the first one that is not valid: a list of (kind, seat, arg, aux, value)."""
-    out = []
-    for i in range(count):
-        e = get_entry(buf, start + i * ENTRY, first + i)
-        if e is None:
-            break
-        out.append(e)
-    return out
-
-
-class Replay:
-    """Rebuilds a match from its header, one entry at a time, through Match.start, enqueue +
-    process, advance and forfeit (or onto `match`, a Match with the header's parameters, which
-    is reset). Also counts what the board needs to go on: each seat's client sequence and
-    accepted commands, the clock of the last entry. `problem` is the first mismatch (entry
-    number and what went wrong), None while everything agrees."""
-
-    def __init__(self, header, match=None):
-        h = header
-        seed = engine_seed(h.seed, 0)
-        if h.rules != RULES:
-            raise ValueError("rules version %d, this engine plays %d" % (h.rules, RULES))
-        if match is None:
-            match = Match(seed, h.width, h.height, h.cooldown_ms, h.countdown_ms, h.pairs, h.braid)
-        else:
-            match.reset(seed)
-        self.match = match
-        match.start(0)
-        self.last_c = [0, h.last_c[1], h.last_c[2]]
-        self.accepted = [0, 0, 0]
-        self.t = 0  # the clock of the last entry with a time
-        self.count = 0  # entries applied
-        self.checks = 0  # CHECK entries that agreed
-        self.ended = False
-        self.problem = None
-
-    def _fail(self, text):
-        if self.problem is None:
-            self.problem = (self.count, text)
-
-    def apply(self, entry):
-        kind, seat, arg, aux, value = entry
-        m = self.match
-        if self.ended:
-            self._fail("entry after the end")
-        elif kind == CHECK:
-            if value != m.digest() or aux != m.state_seq & 0xFF:
-                self._fail("digest %08x, the log says %08x" % (m.digest(), value))
-            else:
-                self.checks += 1
-        elif kind == END:
-            self.ended = True
-            if arg and (m.phase != FINISHED or m.result != arg or m.winner != seat):
-                self._fail(
-                    "the log ends %s (seat %d), the replay %s (seat %d)"
-                    % (RESULT_NAMES[arg], seat, RESULT_NAMES[m.result], m.winner)
-                )
-        else:
-            self.t = value
-            before = m.state_seq
-            if kind == MOVE or kind == DROP:
-                code = m.enqueue(seat, CMD_MOVE if kind == MOVE else CMD_DROP, arg, value)
-                if code == OK:
-                    code = m.process()
-                self.last_c[seat] = (self.last_c[seat] + aux + 1) & 0x3FFFFFFF
-                self.accepted[seat] += 1
-            elif kind == CLOCK:
-                code = m.advance(value)
-            else:
-                code = m.forfeit(seat, value)
-            if code != OK or m.state_seq == before:
-                self._fail(
-                    "%s at %d refused or without effect (%d)" % (KIND_NAMES[kind], value, code)
-                )
-        self.count += 1
-        return self.problem is None

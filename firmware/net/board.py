@@ -106,6 +106,15 @@ def _collect(step):
     gc.collect()
 
 
+def resume(host):
+    """The match log at boot (net/resume.py, docs/log.md): resume a match a power cut or a
+    reset interrupted. The code that does it is dropped afterwards."""
+    from net.resume import recover
+
+    recover(host)
+    forget(("net.resume", "game.replay"))
+
+
 # The long-lived modules, imported in this order by wire() (each followed by a collection).
 _LONG_LIVED = (
     "microdot",
@@ -148,7 +157,7 @@ def wire(step=_collect):
     from net import portal
     from net.captive_dns import CaptiveDns
     from net.gateway import Gateway
-    from net.journal import add_log_route, recover
+    from net.journal import add_log_route
     from net.server import Server
 
     dns = CaptiveDns(address, config.dns_port, bind)
@@ -156,7 +165,7 @@ def wire(step=_collect):
     started = time.ticks_ms()
     app = Microdot()
     game = Gateway(config, print)
-    recover(game.host)  # the match log: resume a match a power cut interrupted (docs/log.md)
+    resume(game.host)
     game.watchdog = arm_watchdog(config.watchdog_ms)
     server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
     step("objects: Match, Projector, Gateway buffers, CaptiveDns")

@@ -3,8 +3,9 @@
 #
 #   journal = Journal(params, budget_kb, log)   # net.match_host (params: match_parameters())
 #   seed = journal.draw()                       # every new match: 16 bytes of os.urandom
-#   recover(host)                               # net.board at boot: resume an unfinished match
 #   add_log_route(app, journal)                 # GET /logs (list), GET /logs?n=N (one log)
+#
+# At boot net/resume.py takes the log folder into use and resumes an unfinished match.
 #
 # Hooks (net/match_host.py): begin() when a match starts, command() for an accepted move or
 # drop BEFORE its ack is posted, forfeit(), changed() after every engine call, before anyone
@@ -22,14 +23,13 @@ import os
 from binascii import hexlify, unhexlify
 from hashlib import sha256
 
-from game import matchlog as ml
+from game import matchlog
 from game.compat import const
 from game.rules import CMD_MOVE, FINISHED, WAITING
 from net import messages
 from net.frames import frame
 from net.seats import token_hash
 
-LOG_DIR = "logs"
 PAUSED = "PAUSED"  # refusal of a move or drop while a resumed match waits for its players
 GROUP = const(14)  # entries the tail file holds before they move to the main file
 _TAIL = const(120)  # 8 + GROUP * 8: under LittleFS's inline limit with MicroPython's defaults
@@ -37,13 +37,13 @@ _MAX_LOGS = const(32)  # finished logs kept at most, whatever their size
 _TO_ALL = const(7)  # net.match_host's audience mask: both seats and the observers
 
 
-def _path(folder, n, ext):
+def path(folder, n, ext):
     return "%s/%d.%s" % (folder, n, ext)
 
 
-def _remove(path):
+def remove(name):
     try:
-        os.remove(path)
+        os.remove(name)
     except OSError:
         pass
 
@@ -73,15 +73,15 @@ class Journal:
     def draw(self):
         """A new match's seed: 16 bytes from os.urandom, committed to (sha256 of the header's
         first 32 bytes: versions, play parameters, seed). Returns the engine's seed."""
-        h = ml.Header()
+        h = matchlog.Header()
         h.width, h.height, h.pairs, h.braid, h.cooldown_ms, h.countdown_ms = self.params
-        h.seed = os.urandom(ml.SEED)
+        h.seed = os.urandom(matchlog.SEED)
         h.commit = sha256(_pre(h)).digest()
         self.head = h
         self.commit = hexlify(h.commit).decode()
         self.done = False
         self.logged = 0
-        return ml.engine_seed(h.seed, 0)
+        return matchlog.engine_seed(h.seed, 0)
 
     def fair(self, host):
         """The `fair` message of the current match: its commitment, and after its end the
@@ -107,11 +107,11 @@ class Journal:
             self.number += 1
             self.live = n = self.number
             try:
-                self.main = open(_path(self.folder, n, "mdl"), "wb")
-                self.main.write(h.pack(bytearray(ml.HEADER)))
+                self.main = open(path(self.folder, n, "mdl"), "wb")
+                self.main.write(h.pack(bytearray(matchlog.HEADER)))
                 self.main.flush()
-                self.tailf = open(_path(self.folder, n, "tl"), "wb")
-                self._put_tail()
+                self.tailf = open(path(self.folder, n, "tl"), "wb")
+                self.put_tail()
                 self.logged = n
             except OSError as exc:
                 self._lost(exc)
@@ -121,13 +121,13 @@ class Journal:
         """An accepted move or drop (seat's intent, before its last_c moves on): on flash
         before its ack is posted."""
         self.seq = m.state_seq
-        kind = ml.MOVE if m.done_kind == CMD_MOVE else ml.DROP
+        kind = matchlog.MOVE if m.done_kind == CMD_MOVE else matchlog.DROP
         step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
         self._append(kind, seat.number, intent.direction, step, m.now)
 
     def forfeit(self, m, number):
         self.seq = m.state_seq
-        self._append(ml.FORFEIT, number, 0, 0, m.now)
+        self._append(matchlog.FORFEIT, number, 0, 0, m.now)
 
     def changed(self, host):
         """After an engine call, before its events go out: a change nothing logged explains
@@ -137,11 +137,11 @@ class Journal:
             return
         if m.state_seq != self.seq:
             self.seq = m.state_seq
-            self._append(ml.CLOCK, 0, 0, 0, m.now)
+            self._append(matchlog.CLOCK, 0, 0, 0, m.now)
         if m.phase == FINISHED:
             self.done = True
-            self._append(ml.CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
-            self._append(ml.END, m.winner, m.result, 0, m.now)
+            self._append(matchlog.CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
+            self._append(matchlog.END, m.winner, m.result, 0, m.now)
             self._close()
             host._send(_TO_ALL, self.fair(host))
 
@@ -169,14 +169,14 @@ class Journal:
         if seats[1].hashed is None or seats[2].hashed is None:
             return False
         self.done = True
-        self._append(ml.END, 0, 0, 0, host.match.now)
+        self._append(matchlog.END, 0, 0, 0, host.match.now)
         self._close()
         host.paused = False
         host.match.reset(self.draw())
         host.match_no += 1
         seats[1].free()
         seats[2].free()
-        host.log("game: nobody came back after the restart: match abandoned")
+        host.log("log: %d.mdl abandoned" % self.number)
         host.views.changed()
         host._room()
         return True
@@ -189,10 +189,10 @@ class Journal:
         self.index = i + 1
         if self.tailf is None:
             return
-        ml.put_entry(self.tail, 8 + 8 * self.pending, i, kind, seat, arg, aux, value)
+        matchlog.put_entry(self.tail, 8 + 8 * self.pending, i, kind, seat, arg, aux, value)
         self.pending += 1
         try:
-            self._put_tail()
+            self.put_tail()
             if self.pending == GROUP:
                 self.main.write(self.group)
                 self.main.flush()
@@ -200,12 +200,12 @@ class Journal:
         except OSError as exc:
             self._lost(exc)
 
-    def _put_tail(self):
+    def put_tail(self):
         t = self.tail
-        ml.put_uint(t, 0, 4, self.index - self.pending)
+        matchlog.put_uint(t, 0, 4, self.index - self.pending)
         t[4] = self.pending
         t[5] = 0
-        ml.put_uint(t, 6, 2, ml.fletcher(t, 0, 6, 0, 0))
+        matchlog.put_uint(t, 6, 2, matchlog.fletcher(t, 0, 6, 0, 0))
         f = self.tailf
         f.seek(0)
         f.write(t)
@@ -218,7 +218,7 @@ class Journal:
                     self.main.write(self.group[: 8 * self.pending])
                 self.main.close()
                 self.tailf.close()
-                os.remove(_path(self.folder, self.live, "tl"))
+                os.remove(path(self.folder, self.live, "tl"))
             except OSError as exc:
                 self._lost(exc)
         self.main = self.tailf = None
@@ -226,7 +226,7 @@ class Journal:
         self.prune()
 
     def _lost(self, exc):
-        self.log("log: cannot write the match log (%r): this match goes on without it" % (exc,))
+        self.log("log: %d.mdl lost: %r" % (self.number, exc))
         for f in (self.main, self.tailf):
             try:
                 f.close()
@@ -235,6 +235,16 @@ class Journal:
         self.main = self.tailf = None
         self.logged = 0
 
+    def finished(self):
+        """The numbers of the logs on flash but the live one, in order."""
+        found = []
+        for name in os.listdir(self.folder):
+            dot = name.find(".")
+            if name[dot + 1 :] == "mdl" and name[:dot].isdigit() and int(name[:dot]) != self.live:
+                found.append(int(name[:dot]))
+        found.sort()
+        return found
+
     def prune(self):
         """Delete finished logs, oldest first, until they fit the budget (and _MAX_LOGS)."""
         folder = self.folder
@@ -242,204 +252,43 @@ class Journal:
             return
         logs = []
         total = 0
-        for name in os.listdir(folder):
-            n = name[:-4]
-            if name[-4:] == ".mdl" and n.isdigit() and int(n) != self.live:
-                size = os.stat(folder + "/" + name)[6]
-                logs.append((int(n), size))
-                total += size
-        logs.sort()
+        for n in self.finished():
+            size = os.stat(path(folder, n, "mdl"))[6]
+            logs.append((n, size))
+            total += size
         while logs and (total > self.budget or len(logs) > _MAX_LOGS):
             n, size = logs.pop(0)
-            _remove(_path(folder, n, "mdl"))
+            remove(path(folder, n, "mdl"))
             total -= size
 
 
 def _pre(h):
     """The bytes the seed commitment covers: the header's first COMMITTED bytes."""
-    return h.pack(bytearray(ml.HEADER))[: ml.COMMITTED]
-
-
-def _ended(path):
-    """True when the log at path is complete: its last entry is a valid END."""
-    try:
-        size = os.stat(path)[6]
-        count = (size - ml.HEADER) // ml.ENTRY
-        if count < 1 or (size - ml.HEADER) % ml.ENTRY:
-            return False
-        with open(path, "rb") as f:
-            f.seek(size - ml.ENTRY)
-            entry = ml.get_entry(f.read(ml.ENTRY), 0, count - 1)
-    except OSError:
-        return False
-    return entry is not None and entry[0] == ml.END
-
-
-def recover(host, folder=LOG_DIR):
-    """At boot: take the log folder into use, finish what a power cut interrupted, and resume
-    an unfinished match (docs/log.md, "Resume"). Returns the resumed log's number, or 0."""
-    j = host.journal
-    try:
-        os.mkdir(folder)
-    except OSError:
-        pass  # it exists
-    j.folder = folder
-    newest = 0
-    for name in os.listdir(folder):
-        dot = name.find(".")
-        if name[dot:] == ".new":
-            _remove(folder + "/" + name)  # a rewrite that did not finish: the .mdl is whole
-        elif name[:dot].isdigit() and int(name[:dot]) > newest:
-            newest = int(name[:dot])
-    j.number = newest
-    resumed = 0
-    tail = _path(folder, newest, "tl")
-    try:
-        os.stat(tail)
-        has_tail = True
-    except OSError:
-        has_tail = False
-    if newest and (has_tail or not _ended(_path(folder, newest, "mdl"))):
-        try:
-            resumed = _rebuild(host, folder, newest)
-        except (OSError, ValueError) as exc:
-            # unreadable (e.g. cut while its header was written): kept aside, never replayed
-            host.log("log: %d.mdl cannot be read (%r): kept as %d.bad" % (newest, exc, newest))
-            for ext in ("bad", "new"):
-                _remove(_path(folder, newest, ext))
-            try:
-                os.rename(_path(folder, newest, "mdl"), _path(folder, newest, "bad"))
-            except OSError:
-                pass
-            _remove(tail)
-            host.match.reset(j.draw())
-    j.prune()
-    return resumed
-
-
-def _rebuild(host, folder, n):
-    """Rewrite log n whole from its valid entries (a torn or garbage tail is dropped), replay
-    it onto the host's match, and resume it, close it as abandoned, or leave it finished."""
-    j = host.journal
-    main = _path(folder, n, "mdl")
-    fresh = _path(folder, n, "new")
-    with open(main, "rb") as f:
-        raw = f.read(ml.HEADER)
-        head = ml.Header.unpack(raw)
-        same = head.params() == host.params
-        rep = ml.Replay(head, host.match if same else None)
-        out = open(fresh, "wb")
-        out.write(raw)
-        buf = bytearray(ml.ENTRY)
-        count = 0
-        while f.readinto(buf) == ml.ENTRY:
-            entry = ml.get_entry(buf, 0, count)
-            if entry is None:
-                break
-            out.write(buf)
-            rep.apply(entry)
-            count += 1
-        dropped = os.stat(main)[6] - ml.HEADER - count * ml.ENTRY
-    try:
-        with open(_path(folder, n, "tl"), "rb") as f:
-            tail = f.read(_TAIL)
-    except OSError:
-        tail = b""
-    if len(tail) >= 8 and ml.get_uint(tail, 6, 2) == ml.fletcher(tail, 0, 6, 0, 0):
-        first = ml.get_uint(tail, 0, 4)
-        for k in range(min(tail[4], GROUP)):
-            if first + k < count:
-                continue  # already in the main file (a crash between the two writes)
-            entry = ml.get_entry(tail, 8 + 8 * k, count) if first + k == count else None
-            if entry is None:
-                break  # a gap or a torn entry: nothing after it counts
-            out.write(tail[8 + 8 * k : 16 + 8 * k])
-            rep.apply(entry)
-            count += 1
-    m = rep.match
-    go_on = not rep.ended and rep.problem is None and same
-    if go_on:
-        ml.put_entry(buf, 0, count, ml.CHECK, 0, 1, m.state_seq & 0xFF, m.digest())
-    elif not rep.ended:
-        ml.put_entry(buf, 0, count, ml.END, 0, 0, 0, 0)  # abandoned: cannot be played on
-    if not rep.ended:
-        out.write(buf)
-        count += 1
-    out.close()
-    os.rename(fresh, main)
-    _remove(_path(folder, n, "tl"))
-    what = "%d.mdl: %d entries%s" % (n, count, ", %d bytes dropped" % dropped if dropped else "")
-    if not go_on:
-        why = "finished" if rep.ended else "abandoned (%s)" % (rep.problem or "other settings",)
-        host.log("log: %s, %s" % (what, why))
-        host.match.reset(j.draw())
-        return 0
-    j.head = head
-    j.commit = hexlify(head.commit).decode()
-    j.done = False
-    j.live = j.logged = n
-    j.index = count
-    j.pending = 0
-    j.seq = m.state_seq
-    j.main = open(main, "ab")
-    j.tailf = open(_path(folder, n, "tl"), "wb")
-    j._put_tail()
-    host.match_no = head.match_no
-    now = host.ticks_ms()
-    for s in (1, 2):
-        seat = host.seats[s]
-        seat.free()
-        seat.token = ""  # held, by whoever presents a token with this hash (net/seats.py)
-        seat.hashed = hexlify(head.token_hash[s]).decode()
-        seat.restored = True
-        seat.name = head.names[s]
-        seat.last_c = rep.last_c[s]
-        seat.accepted = rep.accepted[s]
-        seat.gone_at = now  # the reconnect grace starts at boot for both
-    host._ms = rep.t  # the match clock goes on from the last logged time ...
-    host._ticks = now
-    host.paused = True  # ... once both players are back (net/match_host.py now_ms)
-    host.views.changed()
-    host.log(
-        "log: %s, match %d resumed at %d ms, digest %08x"
-        % (what, head.match_no, rep.t, m.digest())
-    )
-    return n
+    return h.pack(bytearray(matchlog.HEADER))[: matchlog.COMMITTED]
 
 
 def add_log_route(app, journal):
-    """GET /logs: the finished logs on flash as JSON; GET /logs?n=N: log N (a download). The
+    """GET /logs: the numbers of the finished logs on flash (JSON); GET /logs?n=N: log N. The
     log of the match in progress is never served: its header holds the secret seed."""
+    import json
+
     from microdot import Response
 
     def logs(request):
-        folder = journal.folder
         n = request.args.get("n")
-        if folder is None:
-            return Response(b"", 404)
+        if journal.folder is None:
+            found = []
+        else:
+            found = journal.finished()
         if n is None:
-            items = []
-            for name in sorted(os.listdir(folder)):
-                k = name[:-4]
-                if name[-4:] == ".mdl" and k.isdigit() and int(k) != journal.live:
-                    items.append('{"n":%s,"bytes":%d}' % (k, os.stat(folder + "/" + name)[6]))
-            text = '{"logs":[%s]}' % ",".join(items)
-            return Response(
-                text, 200, {"Content-Type": "application/json", "Cache-Control": "no-store"}
-            )
-        if not n.isdigit() or int(n) == journal.live:
+            return Response(json.dumps(found), 200, {"Content-Type": "application/json"})
+        if not n.isdigit() or int(n) not in found:
             return Response(b"", 404)
-        path = _path(folder, int(n), "mdl")
-        try:
-            size = os.stat(path)[6]
-        except OSError:
-            return Response(b"", 404)
+        name = path(journal.folder, int(n), "mdl")
         headers = {
             "Content-Type": "application/octet-stream",
-            "Content-Length": str(size),
-            "Content-Disposition": 'attachment; filename="maze-duel-%d.mdl"' % int(n),
-            "Cache-Control": "no-store",
+            "Content-Length": str(os.stat(name)[6]),
         }
-        return Response(open(path, "rb"), 200, headers)
+        return Response(open(name, "rb"), 200, headers)
 
     app.route("/logs")(logs)

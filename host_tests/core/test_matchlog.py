@@ -5,6 +5,7 @@
 from game import matchlog as ml
 from game import rules
 from game.engine import Match
+from game.replay import DIGEST, RESULT, Replay
 from harness import heap_locked, is_micropython, raises
 from logbook import check, driven_log, read, seed_bytes_for
 
@@ -69,6 +70,9 @@ def test_a_header_round_trips_and_a_damaged_one_is_refused():
         bad[i] ^= 0x10
         raises(ValueError, ml.Header.unpack, bad)
     raises(ValueError, ml.Header.unpack, raw[: ml.HEADER - 1])
+    for damage, why in ((b"MDLX", "not a match log"), (b"MDLG\x02", "format 2")):
+        bad = damage + raw[len(damage) :]
+        assert why in str(raises(ValueError, read, bad + bytes(8)))
 
 
 def test_the_engine_seed_is_30_bits_of_the_seed():
@@ -92,7 +96,7 @@ def _replays_exactly(seed, preset, steps):
     data, m = driven_log(seed, preset, steps)
     head, entries, dropped = read(data)
     assert dropped == 0
-    rep = ml.Replay(head)
+    rep = Replay(head)
     for entry in entries:
         assert rep.apply(entry), (seed, rep.problem)
     assert rep.ended and rep.checks == 1
@@ -119,7 +123,7 @@ def test_replay_onto_an_existing_match_resets_it():
     data, m = driven_log(5, "small", 200)
     head, entries, _ = read(data)
     other = Match(999, 9, 9, 250, 3000, 1, 40)
-    rep = ml.Replay(head, other)
+    rep = Replay(head, other)
     for entry in entries:
         rep.apply(entry)
     assert rep.match is other and other.digest() == m.digest()
@@ -133,7 +137,7 @@ def test_replay_reports_a_wrong_digest_a_wrong_result_and_an_impossible_command(
     assert entries[check_at][0] == ml.CHECK and entries[last][0] == ml.END
 
     def first_problem(changed):
-        rep = ml.Replay(head)
+        rep = Replay(head)
         for entry in changed:
             rep.apply(entry)
         return rep.problem
@@ -141,11 +145,11 @@ def test_replay_reports_a_wrong_digest_a_wrong_result_and_an_impossible_command(
     kind, seat, arg, aux, digest = entries[check_at]
     wrong = list(entries)
     wrong[check_at] = (kind, seat, arg, aux, digest ^ 1)
-    assert first_problem(wrong)[0] == check_at
+    assert first_problem(wrong) == (check_at, DIGEST, digest ^ 1, digest)
     kind, seat, arg, aux, t = entries[last]
     wrong = list(entries)
     wrong[last] = (kind, 3 - seat if seat else 1, arg or rules.RESULT_WIN, aux, t)
-    assert first_problem(wrong)[0] == last
+    assert first_problem(wrong)[:2] == (last, RESULT)
     moves = [i for i, e in enumerate(entries) if e[0] == ml.MOVE]
     i = moves[len(moves) // 2]
     kind, seat, arg, aux, t = entries[i]

@@ -13,7 +13,7 @@ from test_match_host import Clock, FakeSession, make_host, send
 from game import matchlog as ml
 from game import rules
 from logbook import check, client_sequences, durable
-from net.journal import recover
+from net.resume import recover
 
 
 class _Any:
