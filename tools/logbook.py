@@ -10,14 +10,16 @@ from binascii import hexlify
 
 from driver import new_match, play
 from game import matchlog as ml
-from game import replay, rules
+from game import rules
+from game.replay import Replay
 
+Header = ml.Header
 KIND_NAMES = ("", "move", "drop", "clock", "forfeit", "check", "end")
 PROBLEMS = {
-    replay.AFTER_END: "an entry after the end",
-    replay.DIGEST: "digest %08x in the log, %08x replayed",
-    replay.RESULT: "result %d in the log, %d replayed (result * 4 + winner)",
-    replay.REFUSED: "the engine refused this %s entry (code %d)",
+    Replay.AFTER_END: "an entry after the end",
+    Replay.DIGEST: "digest %08x in the log, %08x replayed",
+    Replay.RESULT: "result %d in the log, %d replayed (result * 4 + winner)",
+    Replay.REFUSED: "the engine refused this %s entry (code %d)",
 }
 
 
@@ -41,12 +43,12 @@ def read(data):
     """(header, entries, dropped): the header, the valid entries from the start, and how many
     bytes after them were dropped (a torn or garbage tail). Raises ValueError, saying why,
     for anything but a valid header of this format and rules."""
-    if len(data) < ml.HEADER or bytes(data[0:4]) != ml.MAGIC:
+    if len(data) < ml.HEADER or bytes(data[0:4]) != Header.MAGIC:
         raise ValueError("not a match log (no MDLG header)")
-    if data[4] != ml.FORMAT:
-        raise ValueError("log format %d; this reader knows %d" % (data[4], ml.FORMAT))
-    if data[5] != ml.RULES:
-        raise ValueError("rules version %d; this engine plays %d" % (data[5], ml.RULES))
+    if data[4] != Header.FORMAT:
+        raise ValueError("log format %d; this reader knows %d" % (data[4], Header.FORMAT))
+    if data[5] != Header.RULES:
+        raise ValueError("rules version %d; this engine plays %d" % (data[5], Header.RULES))
     head = ml.Header.unpack(data)  # the header's own check
     count = (len(data) - ml.HEADER) // ml.ENTRY
     found = entries(data, ml.HEADER, count)
@@ -56,7 +58,7 @@ def read(data):
 def problem_text(problem):
     """A replay's problem (game.replay.Replay.problem) in words."""
     index, what, expected, got = problem
-    if what == replay.REFUSED:
+    if what == Replay.REFUSED:
         expected = KIND_NAMES[expected]
     text = PROBLEMS[what]
     return "entry %d: %s" % (index, text % (expected, got) if "%" in text else text)
@@ -64,7 +66,7 @@ def problem_text(problem):
 
 def commitment_ok(data):
     """The header's commitment is sha256 of its first COMMITTED bytes."""
-    return hashlib.sha256(bytes(data[: ml.COMMITTED])).digest() == bytes(data[32:64])
+    return hashlib.sha256(bytes(data[: Header.COMMITTED])).digest() == bytes(data[32:64])
 
 
 def check(data):
@@ -72,30 +74,24 @@ def check(data):
     entries replayed (`problem`: the first mismatch or None), the final digest and result,
     and `ok` (commitment, no mismatch, no dropped bytes, every checkpoint agreed)."""
     head, entries, dropped = read(data)
-    rep = replay.Replay(head)
+    rep = Replay(head)
     for entry in entries:
         rep.apply(entry)
     m = rep.match
     end = entries[-1] if entries and entries[-1][0] == ml.END else None
     ok = commitment_ok(data) and rep.problem is None and not dropped
+    names = ("width", "height", "artifact_pairs", "braid_percent", "cooldown_ms", "countdown_ms")
     return {
         "format": data[4],
         "rules": head.rules,
-        "params": {
-            "width": head.width,
-            "height": head.height,
-            "artifact_pairs": head.pairs,
-            "braid_percent": head.braid,
-            "cooldown_ms": head.cooldown_ms,
-            "countdown_ms": head.countdown_ms,
-        },
+        "params": dict(zip(names, head.params)),
         "match_no": head.match_no,
         "seed": _hex(head.seed),
         "engine_seed": ml.engine_seed(head.seed, 0),
         "commit": _hex(head.commit),
         "commit_ok": commitment_ok(data),
         "seats": [
-            {"seat": s, "name": head.names[s], "token_hash": _hex(head.token_hash[s])}
+            {"seat": s, "name": head.players[s], "token_hash": _hex(head.token_hash[s])}
             for s in (1, 2)
         ],
         "entries": len(entries),
@@ -142,15 +138,13 @@ class Writer:
     command and per state change of the clock), for tests and benchmarks."""
 
     def __init__(self, m, seed_bytes, names=("ann", "bob"), last_c=(0, 0), match_no=1):
-        h = ml.Header()
-        h.width, h.height, h.pairs, h.braid = m.width, m.height, m.artifact_pairs, m.braid_percent
-        h.cooldown_ms, h.countdown_ms = m.cooldown_ms, m.countdown_ms
-        h.seed = bytes(seed_bytes)
+        params = (m.width, m.height, m.artifact_pairs, m.braid_percent, m.cooldown_ms)
+        h = Header(params + (m.countdown_ms,), bytes(seed_bytes))
         h.match_no = match_no
         h.last_c = [0, last_c[0], last_c[1]]
-        h.names = ["", names[0], names[1]]
+        h.players = ["", names[0], names[1]]
         buf = h.pack(bytearray(ml.HEADER))
-        h.commit = hashlib.sha256(bytes(buf[: ml.COMMITTED])).digest()
+        h.commit = hashlib.sha256(bytes(buf[: Header.COMMITTED])).digest()
         self.header = h
         self.out = bytearray(h.pack(bytearray(ml.HEADER)))
         self.count = 0

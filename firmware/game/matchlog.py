@@ -6,14 +6,9 @@
 # for every accepted command).
 from game.compat import const
 
-FORMAT = const(1)  # this layout; a reader refuses any other
-RULES = const(1)  # the rules the log was played under (bumped by any change of game.engine)
-MAGIC = b"MDLG"
-COMMITTED = const(32)  # header bytes under the seed commitment: versions, parameters, seed
-HEADER = const(208)
-ENTRY = const(8)
-SEED = const(16)  # random bytes of a seed (at offset 16 of the header)
-NAME = const(48)  # bytes of a name in the header (12 characters of up to 4 bytes)
+HEADER = const(208)  # bytes of a log's header (Header.SIZE)
+ENTRY = const(8)  # bytes of one entry
+_NAME = const(48)  # bytes of a name in the header (12 characters of up to 4 bytes)
 
 # Entry kinds (the high nibble of an entry's first byte).
 MOVE = const(1)  # seat, arg = direction, aux = client sequence step - 1 (0..1023), t
@@ -87,40 +82,48 @@ def engine_seed(buf, off=16):
 
 class Header:
     """The fields of a log's header (offsets in docs/log.md). pack() writes them, with the
-    header's own check, into a bytearray(HEADER); unpack() reads them back or raises
-    ValueError."""
+    header's own check, into a bytearray(SIZE); unpack() reads them back or raises
+    ValueError. params: (width, height, artifact pairs, braid percent, cooldown ms, countdown
+    ms), as net.match_host.match_parameters() gives them."""
 
-    def __init__(self):
-        self.rules = RULES
-        self.width = self.height = self.pairs = self.braid = 0
-        self.cooldown_ms = self.countdown_ms = 0
-        self.seed = bytes(SEED)
+    SIZE = HEADER
+    MAGIC = b"MDLG"
+    FORMAT = 1  # this layout; a reader refuses any other
+    RULES = 1  # the rules the log was played under (bumped by any change of game.engine)
+    COMMITTED = 32  # header bytes under the seed commitment: versions, parameters, seed
+    SEED = 16  # random bytes of a seed (at offset 16)
+
+    def __init__(self, params=(5, 5, 0, 0, 0, 0), seed=bytes(16)):
+        self.rules = Header.RULES
+        self.params = params
+        self.seed = seed
         self.commit = bytes(32)
         self.match_no = 0
         self.last_c = [0, 0, 0]  # each seat's client sequence when the match started
         self.token_hash = [b"", bytes(16), bytes(16)]  # of each seat's token (16 bytes)
-        self.names = ["", "", ""]
+        self.players = ["", "", ""]  # each seat's name
 
     def pack(self, buf):
         for i in range(HEADER):
             buf[i] = 0
-        buf[0:4] = MAGIC
-        buf[4] = FORMAT
+        buf[0:4] = Header.MAGIC
+        buf[4] = Header.FORMAT
         buf[5] = self.rules
-        buf[6] = self.width
-        buf[7] = self.height
-        buf[8] = self.pairs
-        buf[9] = self.braid
-        put_uint(buf, 10, 2, self.cooldown_ms)
-        put_uint(buf, 12, 2, self.countdown_ms)
+        w, h, pairs, braid, cooldown, countdown = self.params
+        buf[6] = w
+        buf[7] = h
+        buf[8] = pairs
+        buf[9] = braid
+        put_uint(buf, 10, 2, cooldown)
+        put_uint(buf, 12, 2, countdown)
         buf[16:32] = self.seed
         buf[32:64] = self.commit
         put_uint(buf, 64, 2, self.match_no)
         for seat in (1, 2):
             put_uint(buf, 64 + 4 * seat, 4, self.last_c[seat])
             buf[60 + 16 * seat : 76 + 16 * seat] = self.token_hash[seat]
-            name = self.names[seat].encode()[:NAME]
-            at = 59 + (NAME + 1) * seat
+            name = self.players[seat].encode()[:_NAME]
+            at = 59 + (_NAME + 1) * seat
             buf[at] = len(name)
             buf[at + 1 : at + 1 + len(name)] = name
         put_uint(buf, HEADER - 2, 2, fletcher(buf, 0, HEADER - 2, 0, 0))
@@ -131,37 +134,21 @@ class Header:
         """The header in buf; ValueError if it is not one of this format, or damaged."""
         if (
             len(buf) < HEADER
-            or buf[0:4] != MAGIC
-            or buf[4] != FORMAT
+            or buf[0:4] != Header.MAGIC
+            or buf[4] != Header.FORMAT
             or get_uint(buf, HEADER - 2, 2) != fletcher(buf, 0, HEADER - 2, 0, 0)
         ):
             raise ValueError("bad log header")
-        h = Header()
+        h = Header(
+            (buf[6], buf[7], buf[8], buf[9], get_uint(buf, 10, 2), get_uint(buf, 12, 2)),
+            bytes(buf[16:32]),
+        )
         h.rules = buf[5]
-        h.width = buf[6]
-        h.height = buf[7]
-        h.pairs = buf[8]
-        h.braid = buf[9]
-        h.cooldown_ms = get_uint(buf, 10, 2)
-        h.countdown_ms = get_uint(buf, 12, 2)
-        h.seed = bytes(buf[16:32])
         h.commit = bytes(buf[32:64])
         h.match_no = get_uint(buf, 64, 2)
         for seat in (1, 2):
             h.last_c[seat] = get_uint(buf, 64 + 4 * seat, 4)
             h.token_hash[seat] = bytes(buf[60 + 16 * seat : 76 + 16 * seat])
-            at = 59 + (NAME + 1) * seat
-            h.names[seat] = bytes(buf[at + 1 : at + 1 + min(buf[at], NAME)]).decode()
+            at = 59 + (_NAME + 1) * seat
+            h.players[seat] = bytes(buf[at + 1 : at + 1 + min(buf[at], _NAME)]).decode()
         return h
-
-    def params(self):
-        """(width, height, artifact pairs, braid, cooldown ms, countdown ms), as the board's
-        net.match_host.match_parameters() gives them."""
-        return (
-            self.width,
-            self.height,
-            self.pairs,
-            self.braid,
-            self.cooldown_ms,
-            self.countdown_ms,
-        )

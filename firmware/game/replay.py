@@ -2,15 +2,8 @@
 # entry through the engine's public calls (start, enqueue + process, advance, forfeit). The
 # board runs it once at boot to resume a match (net/resume.py), tools/replay.py to check one.
 from game.engine import Match
-from game.matchlog import CHECK, CLOCK, DROP, END, MOVE, RULES, engine_seed
+from game.matchlog import CHECK, CLOCK, DROP, END, MOVE, Header, engine_seed
 from game.rules import CMD_DROP, CMD_MOVE, FINISHED, OK
-
-# What `problem` says went wrong (with the entry's number and two values, expected and got).
-AFTER_END = 1  # an entry after the end
-DIGEST = 2  # a checkpoint's digest (the log's, the replay's)
-RESULT = 3  # the end's result and winner (the log's result * 4 + winner, the replay's)
-REFUSED = 4  # a command or clock advance the engine refused or that changed nothing (the
-#              entry's kind, the engine's code)
 
 
 class Replay:
@@ -20,18 +13,23 @@ class Replay:
     accepted commands, the clock of the last entry. `problem` is the first mismatch, None while
     everything agrees: (entry number, AFTER_END/DIGEST/RESULT/REFUSED, expected, got)."""
 
+    AFTER_END = 1  # an entry after the end (0, its kind)
+    DIGEST = 2  # a checkpoint's digest (the log's, the replay's)
+    RESULT = 3  # the end's result * 4 + winner (the log's, the replay's)
+    REFUSED = 4  # a command or clock advance refused or without effect (its kind, the code)
+
     def __init__(self, header, match=None):
-        h = header
-        seed = engine_seed(h.seed, 0)
-        if h.rules != RULES:
+        if header.rules != Header.RULES:
             raise ValueError("bad log header")
+        seed = engine_seed(header.seed, 0)
         if match is None:
-            match = Match(seed, h.width, h.height, h.cooldown_ms, h.countdown_ms, h.pairs, h.braid)
+            w, h, pairs, braid, cooldown, countdown = header.params
+            match = Match(seed, w, h, cooldown, countdown, pairs, braid)
         else:
             match.reset(seed)
         self.match = match
         match.start(0)
-        self.last_c = [0, h.last_c[1], h.last_c[2]]
+        self.last_c = [0, header.last_c[1], header.last_c[2]]
         self.accepted = [0, 0, 0]
         self.t = 0  # the clock of the last entry with a time
         self.count = 0  # entries applied
@@ -39,25 +37,22 @@ class Replay:
         self.ended = False
         self.problem = None
 
-    def _fail(self, what, expected, got):
-        if self.problem is None:
-            self.problem = (self.count, what, expected, got)
-
     def apply(self, entry):
         """Apply one entry (kind, seat, arg, aux, value); False once something disagreed."""
         kind, seat, arg, aux, value = entry
         m = self.match
+        what = 0
         if self.ended:
-            self._fail(AFTER_END, 0, kind)
+            what, expected, got = Replay.AFTER_END, 0, kind
         elif kind == CHECK:
             if value != m.digest() or aux != m.state_seq & 0xFF:
-                self._fail(DIGEST, value, m.digest())
+                what, expected, got = Replay.DIGEST, value, m.digest()
             else:
                 self.checks += 1
         elif kind == END:
             self.ended = True
             if arg and (m.phase != FINISHED or m.result != arg or m.winner != seat):
-                self._fail(RESULT, arg * 4 + seat, m.result * 4 + m.winner)
+                what, expected, got = Replay.RESULT, arg * 4 + seat, m.result * 4 + m.winner
         else:
             self.t = value
             before = m.state_seq
@@ -72,6 +67,8 @@ class Replay:
             else:
                 code = m.forfeit(seat, value)
             if code != OK or m.state_seq == before:
-                self._fail(REFUSED, kind, code)
+                what, expected, got = Replay.REFUSED, kind, code
+        if what and self.problem is None:
+            self.problem = (self.count, what, expected, got)
         self.count += 1
         return self.problem is None

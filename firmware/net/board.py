@@ -157,7 +157,6 @@ def wire(step=_collect):
     from net import portal
     from net.captive_dns import CaptiveDns
     from net.gateway import Gateway
-    from net.journal import add_log_route
     from net.server import Server
 
     dns = CaptiveDns(address, config.dns_port, bind)
@@ -192,7 +191,7 @@ def wire(step=_collect):
     portal.add_portal_routes(app, url)
     portal.add_status_route(app, status)
     portal.add_client_routes(app, WEB_DIR)
-    add_log_route(app, game.host.journal)
+    game.host.journal.route(app)
     step("routes (5) and handlers")
     wiring = Wiring()
     wiring.config = config

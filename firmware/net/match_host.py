@@ -20,7 +20,7 @@ from game.projector import OBSERVER, visible
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import CLOSE_NORMAL, CLOSE_REPLACED, CLOSE_ROOM_FULL, frame
-from net.journal import PAUSED, Journal
+from net.journal import Journal
 from net.seats import Seat
 from net.views import ViewPublisher
 
@@ -91,7 +91,7 @@ class MatchHost:
         return self._ms
 
     def _seed(self):
-        return self.journal.draw()  # 16 random bytes, committed to; 30 bits reach the engine
+        return self.journal.reseed()  # 16 random bytes, committed to; 30 bits reach the engine
 
     # ---- who is who -------------------------------------------------------------------------
 
@@ -240,7 +240,7 @@ class MatchHost:
             self._err(session, c, rules.CODE_NAMES[rules.PHASE])
             return
         if self.paused:
-            self._err(session, c, PAUSED)
+            self._err(session, c, "PAUSED")  # until both players are back (net/journal.py)
             return
         before = m.state_seq
         if kind == intents.MOVE:

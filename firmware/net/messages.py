@@ -125,12 +125,7 @@ def fair(match_no, commit, pre, log):
     """The seed commitment of match match_no (sha256, hex); once it has ended, also the bytes
     committed to (pre, hex: versions, play parameters and the seed) and its log number (0:
     none). docs/log.md."""
-    if pre is None:
-        return '{"t":"fair","mn":%d,"commit":"%s"}' % (match_no, commit)
-    return '{"t":"fair","mn":%d,"commit":"%s","pre":"%s","log":%d}' % (match_no, commit, pre, log)
-
-
-def restarted(welcome):
-    """A welcome flagged for a player whose seat came back from the match log after a board
-    restart (the client says so)."""
-    return welcome[:-1] + ',"restarted":true}'
+    text = '{"t":"fair","mn":%d,"commit":"%s"' % (match_no, commit)
+    if pre is not None:
+        text += ',"pre":"%s","log":%d' % (pre, log)
+    return text + "}"

@@ -6,16 +6,20 @@ import os
 from binascii import hexlify
 
 from game import matchlog
+from game.compat import const
 from game.replay import Replay
-from net.journal import GROUP, path, remove
+from net.journal import Journal
 
-LOG_DIR = "logs"
+_ENTRY = const(8)
+_TAIL = const(120)  # 8 + Journal.GROUP * 8
 
 
-def recover(host, folder=LOG_DIR):
-    """Take the log folder into use; rebuild the newest log if a power cut interrupted it
-    (its match resumes) and prune. Returns the resumed log's number, or 0."""
+def recover(host, folder="logs"):
+    """Take the log folder into use; if the newest log is unfinished (a power cut or a reset
+    came in its match), rebuild it and resume its match; prune. Returns the number of the log
+    resumed, or 0."""
     j = host.journal
+    path = Journal.path
     try:
         os.mkdir(folder)
     except OSError:
@@ -25,47 +29,35 @@ def recover(host, folder=LOG_DIR):
     for name in os.listdir(folder):
         dot = name.find(".")
         if name[dot + 1 :] == "new":
-            remove(folder + "/" + name)  # a rewrite that did not finish: the .mdl is whole
+            Journal.remove(folder + "/" + name)  # a rewrite that did not finish: n.mdl is whole
         elif name[:dot].isdigit() and int(name[:dot]) > n:
             n = int(name[:dot])
     j.number = n
     resumed = 0
-    if n and not _ended(folder, n):
+    if n:
         try:
-            resumed = _rebuild(host, folder, n)
-        except (OSError, ValueError) as exc:
-            # unreadable (cut while its header was written): set aside, never replayed
-            host.log("log: %d.mdl set aside: %r" % (n, exc))
-            remove(path(folder, n, "bad"))
+            os.stat(path(folder, n, "tl"))  # a tail: the match was running
+            ended = False
+        except OSError:  # no tail: complete if its last entry is a valid END
+            size = os.stat(path(folder, n, "mdl"))[6]
+            count = (size - matchlog.HEADER) // _ENTRY
+            entry = None
+            if count > 0 and count * _ENTRY + matchlog.HEADER == size:
+                with open(path(folder, n, "mdl"), "rb") as f:
+                    f.seek(size - _ENTRY)
+                    entry = matchlog.get_entry(f.read(_ENTRY), 0, count - 1)
+            ended = entry is not None and entry[0] == matchlog.END
+        if not ended:
             try:
+                resumed = _rebuild(host, folder, n)
+            except (OSError, ValueError) as exc:
+                # unreadable (cut while its header was written): set aside, never replayed
+                host.log("log: %d.mdl set aside: %r" % (n, exc))
                 os.rename(path(folder, n, "mdl"), path(folder, n, "bad"))
-            except OSError:
-                pass
-            remove(path(folder, n, "tl"))
-            host.match.reset(j.draw())
+                Journal.remove(path(folder, n, "tl"))
+                host.match.reset(j.reseed())
     j.prune()
     return resumed
-
-
-def _ended(folder, n):
-    """True when log n is complete: no tail file, and its last entry is a valid END."""
-    name = path(folder, n, "mdl")
-    try:
-        os.stat(path(folder, n, "tl"))
-        return False
-    except OSError:
-        pass
-    try:
-        size = os.stat(name)[6]
-        count = (size - matchlog.HEADER) // matchlog.ENTRY
-        if count < 1 or (size - matchlog.HEADER) % matchlog.ENTRY:
-            return False
-        with open(name, "rb") as f:
-            f.seek(size - matchlog.ENTRY)
-            entry = matchlog.get_entry(f.read(matchlog.ENTRY), 0, count - 1)
-    except OSError:
-        return False
-    return entry is not None and entry[0] == matchlog.END
 
 
 def _rebuild(host, folder, n):
@@ -73,33 +65,34 @@ def _rebuild(host, folder, n):
     to n.new, then renamed over n.mdl), replaying them onto the host's match; then resume the
     match, or close the log as abandoned (END without a result) if it cannot go on."""
     j = host.journal
+    path = Journal.path
     main = path(folder, n, "mdl")
     fresh = path(folder, n, "new")
     with open(main, "rb") as f:
         raw = f.read(matchlog.HEADER)
         head = matchlog.Header.unpack(raw)
-        same = head.params() == host.params  # else the settings changed since: abandoned
+        same = head.params == host.params  # else the settings changed since: abandoned
         rep = Replay(head, host.match if same else None)
         out = open(fresh, "wb")
         out.write(raw)
-        buf = bytearray(matchlog.ENTRY)
+        buf = bytearray(_ENTRY)
         count = 0
-        while f.readinto(buf) == matchlog.ENTRY:
+        while f.readinto(buf) == _ENTRY:
             entry = matchlog.get_entry(buf, 0, count)
             if entry is None:
                 break  # a torn or garbage entry: nothing after it counts
             out.write(buf)
             rep.apply(entry)
             count += 1
-        dropped = os.stat(main)[6] - matchlog.HEADER - count * matchlog.ENTRY
+        dropped = os.stat(main)[6] - matchlog.HEADER - count * _ENTRY
     try:
         with open(path(folder, n, "tl"), "rb") as f:
-            tail = f.read(8 + 8 * GROUP)
+            tail = f.read(_TAIL)
     except OSError:
         tail = b""
     if len(tail) >= 8 and matchlog.get_uint(tail, 6, 2) == matchlog.fletcher(tail, 0, 6, 0, 0):
         first = matchlog.get_uint(tail, 0, 4)
-        for k in range(min(tail[4], GROUP)):
+        for k in range(min(tail[4], Journal.GROUP)):
             if first + k < count:
                 continue  # already in the main file (a crash between the two writes)
             entry = matchlog.get_entry(tail, 8 + 8 * k, count) if first + k == count else None
@@ -119,16 +112,16 @@ def _rebuild(host, folder, n):
         count += 1
     out.close()
     os.rename(fresh, main)
-    remove(path(folder, n, "tl"))
+    Journal.remove(path(folder, n, "tl"))
     host.log(
-        "log: %d.mdl: %d entries, %d bytes dropped, %s %r"
-        % (n, count, dropped, "resumed" if go_on else "closed", rep.problem)
+        "log: %d.mdl: %d entries, %d bytes dropped, resumed %r %r"
+        % (n, count, dropped, go_on, rep.problem)
     )
     if not go_on:
-        host.match.reset(j.draw())
+        host.match.reset(j.reseed())
         return 0
-    j.head = head
-    j.commit = hexlify(head.commit).decode()
+    j.seed = head.seed
+    j.commit = head.commit
     j.done = False
     j.live = j.logged = n
     j.index = count
@@ -145,7 +138,7 @@ def _rebuild(host, folder, n):
         seat.token = ""  # held, by whoever presents a token with this hash (net/seats.py)
         seat.hashed = hexlify(head.token_hash[s]).decode()
         seat.restored = True
-        seat.name = head.names[s]
+        seat.name = head.players[s]
         seat.last_c = rep.last_c[s]
         seat.accepted = rep.accepted[s]
         seat.gone_at = now  # the reconnect grace starts at boot for both

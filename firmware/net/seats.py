@@ -14,11 +14,6 @@ def new_token():
     return hexlify(os.urandom(16)).decode()
 
 
-def token_hash(token):
-    """What the match log keeps of a token: sha256 of it, the first 16 bytes as hex."""
-    return hexlify(sha256(token.encode()).digest()[:16]).decode()
-
-
 def same_token(a, b):
     """True when a == b, in a time that depends only on their lengths."""
     if len(a) != len(b):
@@ -38,7 +33,7 @@ class Seat:
 
     def free(self):
         self.token = None  # secret; whoever presents it within the grace period is this seat
-        self.hashed = None  # restored after a restart: token_hash of the token, still unknown
+        self.hashed = None  # restored after a restart: token_hash(token) as hex, token unknown
         self.restored = False  # restored after a restart, its player not yet welcomed back
         self.session = None  # the bound session, None while the player is away
         self.name = ""
@@ -53,9 +48,14 @@ class Seat:
         self.token = new_token()
         self.name = name or ("Player %d" % self.number)
 
+    @staticmethod
+    def token_hash(token):
+        """What the match log keeps of a token: the first 16 bytes of its sha256."""
+        return sha256(token.encode()).digest()[:16]
+
     def holds(self, token):
         if self.hashed is not None:
-            if not same_token(self.hashed, token_hash(token)):
+            if not same_token(self.hashed, hexlify(Seat.token_hash(token)).decode()):
                 return False
             self.token = token  # the player is back: the seat has its token again
             self.hashed = None

@@ -5,7 +5,7 @@
 from game import matchlog as ml
 from game import rules
 from game.engine import Match
-from game.replay import DIGEST, RESULT, Replay
+from game.replay import Replay
 from harness import heap_locked, is_micropython, raises
 from logbook import check, driven_log, read, seed_bytes_for
 
@@ -50,20 +50,18 @@ def test_a_changed_bit_or_an_entry_out_of_its_place_is_refused():
 
 
 def test_a_header_round_trips_and_a_damaged_one_is_refused():
-    h = ml.Header()
-    h.width, h.height, h.pairs, h.braid, h.cooldown_ms, h.countdown_ms = 21, 21, 3, 40, 250, 3000
-    h.seed = bytes(range(16))
+    h = ml.Header((21, 21, 3, 40, 250, 3000), bytes(range(16)))
     h.commit = bytes(range(100, 132))
     h.match_no = 7
     h.last_c = [0, 1073741823, 5]
     h.token_hash = [b"", b"A" * 16, b"B" * 16]
-    h.names = ["", "Ann\u00e9e \U0001f600", "b" * 12]
+    h.players = ["", "Ann\u00e9e \U0001f600", "b" * 12]
     raw = h.pack(bytearray(ml.HEADER))
     back = ml.Header.unpack(raw)
-    assert back.params() == (21, 21, 3, 40, 250, 3000)
+    assert back.params == (21, 21, 3, 40, 250, 3000)
     assert back.seed == h.seed and back.commit == h.commit and back.match_no == 7
     assert back.last_c == h.last_c and back.token_hash[1:] == h.token_hash[1:]
-    assert back.names == h.names
+    assert back.players == h.players
     assert ml.engine_seed(raw) == ml.engine_seed(h.seed, 0) == 0x00010203
     for i in (0, 4, 6, 20, 100, ml.HEADER - 1):
         bad = bytearray(raw)
@@ -145,11 +143,11 @@ def test_replay_reports_a_wrong_digest_a_wrong_result_and_an_impossible_command(
     kind, seat, arg, aux, digest = entries[check_at]
     wrong = list(entries)
     wrong[check_at] = (kind, seat, arg, aux, digest ^ 1)
-    assert first_problem(wrong) == (check_at, DIGEST, digest ^ 1, digest)
+    assert first_problem(wrong) == (check_at, Replay.DIGEST, digest ^ 1, digest)
     kind, seat, arg, aux, t = entries[last]
     wrong = list(entries)
     wrong[last] = (kind, 3 - seat if seat else 1, arg or rules.RESULT_WIN, aux, t)
-    assert first_problem(wrong)[:2] == (last, RESULT)
+    assert first_problem(wrong)[:2] == (last, Replay.RESULT)
     moves = [i for i, e in enumerate(entries) if e[0] == ml.MOVE]
     i = moves[len(moves) // 2]
     kind, seat, arg, aux, t = entries[i]

@@ -11,16 +11,17 @@ import json
 import random
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
-from conftest import FAST, start_game_board
 
 from bots import DIRS, find_object, path
 from game import matchlog as ml
 from game import rules
 from game.engine import Match
 from game_client import GameClient
-from hostenv import stop_process
+from host_board import start_host_board
+from hostenv import GATEWAY_HEAP, stop_process
 from logbook import check, client_sequences, durable, read
 
 pytestmark = [pytest.mark.upy, pytest.mark.slow]
@@ -28,7 +29,15 @@ pytestmark = [pytest.mark.upy, pytest.mark.slow]
 MIN_KILLS = 20
 EVERY = 16  # slow_ack: moves whose client sequence is a multiple of this wait before the ack
 SLOW_MS = 700
-SETTINGS = dict(FAST, reconnect_grace_ms=60000, idle_timeout_ms=20000)
+# the gateway tests' fast settings (conftest.py FAST), with a grace long enough for any restart
+SETTINGS = {
+    "preset": "small",
+    "cooldown_ms": 100,
+    "countdown_ms": 300,
+    "reconnect_grace_ms": 60000,
+    "idle_timeout_ms": 20000,
+    "max_observers": 4,
+}
 MODES = ("idle", "flight", "logged")  # where a kill lands during play (and "window", "boot")
 
 
@@ -50,11 +59,13 @@ class Chaos:
 
     def start(self):
         self.started = time.monotonic()
-        self.board = start_game_board(self.upy, self.workdir, **SETTINGS)
+        self.board = start_host_board(
+            self.upy, self.workdir, json.dumps(SETTINGS), heap=GATEWAY_HEAP
+        )
         self.url = self.board.ws_url
 
     def kill(self, mode):
-        process = self.board.board.process
+        process = self.board.process
         process.kill()  # SIGKILL: no cleanup of any kind
         process.wait()
         self.logs.append(self.board.log())
@@ -64,7 +75,7 @@ class Chaos:
         return self.board.log()
 
     def http(self, path):
-        url = "http://127.0.0.1:%d%s" % (self.board.board.http_port, path)
+        url = "http://127.0.0.1:%d%s" % (self.board.http_port, path)
         with urllib.request.urlopen(url, timeout=5) as response:
             return response.read()
 
@@ -266,15 +277,8 @@ class Chaos:
 
 def uninterrupted(head, entries):
     """The same accepted commands and clock advances through a fresh engine, in one go."""
-    m = Match(
-        ml.engine_seed(head.seed, 0),
-        head.width,
-        head.height,
-        head.cooldown_ms,
-        head.countdown_ms,
-        head.pairs,
-        head.braid,
-    )
+    w, h, pairs, braid, cooldown, countdown = head.params
+    m = Match(ml.engine_seed(head.seed, 0), w, h, cooldown, countdown, pairs, braid)
     m.start(0)
     for kind, seat, arg, _, value in entries:
         if kind in (ml.MOVE, ml.DROP):
@@ -288,7 +292,7 @@ def uninterrupted(head, entries):
 
 
 def test_a_match_survives_kill_9_at_any_moment(upy_binary, tmp_path, monkeypatch):
-    monkeypatch.setenv("MAZE_PRELUDE", "slow_ack")
+    monkeypatch.setenv("MAZE_PRELUDE", str(Path(__file__).with_name("slow_ack.py")))
     monkeypatch.setenv("MAZE_SLOW_ACK_EVERY", str(EVERY))
     monkeypatch.setenv("MAZE_SLOW_ACK_MS", str(SLOW_MS))
     chaos = Chaos(upy_binary, tmp_path)
@@ -300,7 +304,7 @@ def test_a_match_survives_kill_9_at_any_moment(upy_binary, tmp_path, monkeypatch
         chaos.logs.append(chaos.board_log())
     finally:
         if chaos.board is not None:
-            stop_process(chaos.board.board.process)
+            stop_process(chaos.board.process)
     kills = chaos.kills
     print("kills %s, resume (process start to the first view) %s s" % (kills, chaos.resume_s))
     assert sum(kills.values()) >= MIN_KILLS, kills
