@@ -11,7 +11,7 @@ from binascii import hexlify
 from driver import new_match, play
 from game import matchlog as ml
 from game import rules
-from game.replay import Replay
+from game.replay import Replay, get_entry, get_uint, read_header
 
 Header = ml.Header
 KIND_NAMES = ("", "move", "drop", "clock", "forfeit", "check", "end")
@@ -32,7 +32,7 @@ def entries(buf, start, count, first=0):
     to the first one that is not valid. A list of (kind, seat, arg, aux, value)."""
     out = []
     for i in range(count):
-        entry = ml.get_entry(buf, start + i * ml.ENTRY, first + i)
+        entry = get_entry(buf, start + i * ml.ENTRY, first + i)
         if entry is None:
             break
         out.append(entry)
@@ -49,7 +49,7 @@ def read(data):
         raise ValueError("log format %d; this reader knows %d" % (data[4], Header.FORMAT))
     if data[5] != Header.RULES:
         raise ValueError("rules version %d; this engine plays %d" % (data[5], Header.RULES))
-    head = ml.Header.unpack(data)  # the header's own check
+    head = read_header(data)  # the header's own check
     count = (len(data) - ml.HEADER) // ml.ENTRY
     found = entries(data, ml.HEADER, count)
     return head, found, len(data) - ml.HEADER - ml.ENTRY * len(found)
@@ -197,12 +197,12 @@ def durable(main, tail=b""):
     anything after a torn or missing entry left out, as net/journal.py reads them."""
     head, found, _ = read(main)
     found = list(found)
-    if len(tail) >= 8 and ml.get_uint(tail, 6, 2) == ml.fletcher(tail, 0, 6, 0, 0):
-        first = ml.get_uint(tail, 0, 4)
+    if len(tail) >= 8 and get_uint(tail, 6, 2) == ml.fletcher(tail, 0, 6, 0, 0):
+        first = get_uint(tail, 0, 4)
         for k in range(tail[4]):
             if first + k < len(found):
                 continue
-            entry = ml.get_entry(tail, 8 + 8 * k, first + k)
+            entry = get_entry(tail, 8 + 8 * k, first + k)
             if first + k > len(found) or entry is None:
                 break
             found.append(entry)

@@ -1,5 +1,5 @@
-# The match log's pure half (docs/log.md): the header and the 8-byte entries of one match,
-# written into and read from the caller's buffers (game/replay.py rebuilds a match from them).
+# The match log's pure half, writing (docs/log.md): the header and the 8-byte entries of one
+# match, written into the caller's buffers (game/replay.py reads them and rebuilds the match).
 # The board (net/journal.py) keeps the files and the hashes; tools/replay.py checks a log with
 # this same code. No I/O, clock or hash here: the seed commitment is sha256 of the header's
 # first COMMITTED bytes, computed outside. put_entry() allocates nothing (the board calls it
@@ -27,13 +27,6 @@ def fletcher(buf, start, end, a, b):
     return b << 8 | a
 
 
-def get_uint(buf, off, n):
-    v = 0
-    for i in range(off, off + n):
-        v = v << 8 | buf[i]
-    return v
-
-
 def put_uint(buf, off, n, v):
     for i in range(off + n - 1, off - 1, -1):
         buf[i] = v & 0xFF
@@ -57,34 +50,16 @@ def put_entry(buf, off, index, kind, seat, arg, aux, value):
     put_uint(buf, off + 6, 2, fletcher(buf, off, off + 6, index & 0xFF, (index >> 8) & 0xFF))
 
 
-def get_entry(buf, off, index):
-    """(kind, seat, arg, aux, value) of entry `index` at buf[off:off+8], or None when its
-    check, kind or fields are wrong (a torn or garbage tail)."""
-    if get_uint(buf, off + 6, 2) != fletcher(buf, off, off + 6, index & 0xFF, (index >> 8) & 0xFF):
-        return None
-    b = buf[off]
-    kind = b >> 4
-    seat = (b >> 2) & 3
-    arg = b & 3
-    if kind == CHECK:
-        return kind, seat, arg, buf[off + 1], get_uint(buf, off + 2, 4)
-    aux = buf[off + 1] << 2 | buf[off + 2] >> 6
-    t = (buf[off + 2] & 0x3F) << 24 | get_uint(buf, off + 3, 3)
-    if kind < MOVE or kind > END or (kind <= DROP or kind == FORFEIT) and seat not in (1, 2):
-        return None
-    return kind, seat, arg, aux, t
-
-
 def engine_seed(buf, off=16):
     """The engine's seed from a seed's first four bytes: 30 bits, a small int on the board."""
-    return (buf[off] & 0x3F) << 24 | get_uint(buf, off + 1, 3)
+    return (buf[off] & 0x3F) << 24 | buf[off + 1] << 16 | buf[off + 2] << 8 | buf[off + 3]
 
 
 class Header:
-    """The fields of a log's header (offsets in docs/log.md). pack() writes them, with the
-    header's own check, into a bytearray(SIZE); unpack() reads them back or raises
-    ValueError. params: (width, height, artifact pairs, braid percent, cooldown ms, countdown
-    ms), as net.match_host.match_parameters() gives them."""
+    """The fields of a log's header (offsets in docs/log.md); pack() writes them, with the
+    header's own check, into a bytearray(SIZE) (game.replay.read_header reads them back).
+    params: (width, height, artifact pairs, braid percent, cooldown ms, countdown ms), as
+    net.match_host.match_parameters() gives them."""
 
     SIZE = HEADER
     MAGIC = b"MDLG"
@@ -128,27 +103,3 @@ class Header:
             buf[at + 1 : at + 1 + len(name)] = name
         put_uint(buf, HEADER - 2, 2, fletcher(buf, 0, HEADER - 2, 0, 0))
         return buf
-
-    @staticmethod
-    def unpack(buf):
-        """The header in buf; ValueError if it is not one of this format, or damaged."""
-        if (
-            len(buf) < HEADER
-            or buf[0:4] != Header.MAGIC
-            or buf[4] != Header.FORMAT
-            or get_uint(buf, HEADER - 2, 2) != fletcher(buf, 0, HEADER - 2, 0, 0)
-        ):
-            raise ValueError("bad log header")
-        h = Header(
-            (buf[6], buf[7], buf[8], buf[9], get_uint(buf, 10, 2), get_uint(buf, 12, 2)),
-            bytes(buf[16:32]),
-        )
-        h.rules = buf[5]
-        h.commit = bytes(buf[32:64])
-        h.match_no = get_uint(buf, 64, 2)
-        for seat in (1, 2):
-            h.last_c[seat] = get_uint(buf, 64 + 4 * seat, 4)
-            h.token_hash[seat] = bytes(buf[60 + 16 * seat : 76 + 16 * seat])
-            at = 59 + (_NAME + 1) * seat
-            h.players[seat] = bytes(buf[at + 1 : at + 1 + min(buf[at], _NAME)]).decode()
-        return h

@@ -1,9 +1,74 @@
-# Rebuilding a match from its log (docs/log.md): the header's seed and parameters, then every
-# entry through the engine's public calls (start, enqueue + process, advance, forfeit). The
-# board runs it once at boot to resume a match (net/resume.py), tools/replay.py to check one.
+# Reading a match log and rebuilding its match (docs/log.md): the header and the entries read
+# back (game/matchlog.py writes them), then the header's seed and parameters and every entry
+# through the engine's public calls (start, enqueue + process, advance, forfeit). The board
+# runs it once at boot to resume a match (net/resume.py, then drops it), tools/replay.py to
+# check a log.
+from game.compat import const
 from game.engine import Match
-from game.matchlog import CHECK, CLOCK, DROP, END, MOVE, Header, engine_seed
+from game.matchlog import (
+    CHECK,
+    CLOCK,
+    DROP,
+    END,
+    FORFEIT,
+    HEADER,
+    MOVE,
+    Header,
+    engine_seed,
+    fletcher,
+)
 from game.rules import CMD_DROP, CMD_MOVE, FINISHED, OK
+
+_NAME = const(48)  # bytes of a name in the header (as in game.matchlog)
+
+
+def get_uint(buf, off, n):
+    v = 0
+    for i in range(off, off + n):
+        v = v << 8 | buf[i]
+    return v
+
+
+def get_entry(buf, off, index):
+    """(kind, seat, arg, aux, value) of entry `index` at buf[off:off+8], or None when its
+    check, kind or fields are wrong (a torn or garbage tail)."""
+    if get_uint(buf, off + 6, 2) != fletcher(buf, off, off + 6, index & 0xFF, (index >> 8) & 0xFF):
+        return None
+    b = buf[off]
+    kind = b >> 4
+    seat = (b >> 2) & 3
+    arg = b & 3
+    if kind == CHECK:
+        return kind, seat, arg, buf[off + 1], get_uint(buf, off + 2, 4)
+    aux = buf[off + 1] << 2 | buf[off + 2] >> 6
+    t = (buf[off + 2] & 0x3F) << 24 | get_uint(buf, off + 3, 3)
+    if kind < MOVE or kind > END or (kind <= DROP or kind == FORFEIT) and seat not in (1, 2):
+        return None
+    return kind, seat, arg, aux, t
+
+
+def read_header(buf):
+    """The Header in buf; ValueError if it is not one of this format, or damaged."""
+    if (
+        len(buf) < HEADER
+        or buf[0:4] != Header.MAGIC
+        or buf[4] != Header.FORMAT
+        or get_uint(buf, HEADER - 2, 2) != fletcher(buf, 0, HEADER - 2, 0, 0)
+    ):
+        raise ValueError("bad log header")
+    h = Header(
+        (buf[6], buf[7], buf[8], buf[9], get_uint(buf, 10, 2), get_uint(buf, 12, 2)),
+        bytes(buf[16:32]),
+    )
+    h.rules = buf[5]
+    h.commit = bytes(buf[32:64])
+    h.match_no = get_uint(buf, 64, 2)
+    for seat in (1, 2):
+        h.last_c[seat] = get_uint(buf, 64 + 4 * seat, 4)
+        h.token_hash[seat] = bytes(buf[60 + 16 * seat : 76 + 16 * seat])
+        at = 59 + (_NAME + 1) * seat
+        h.players[seat] = bytes(buf[at + 1 : at + 1 + min(buf[at], _NAME)]).decode()
+    return h
 
 
 class Replay:

@@ -7,7 +7,7 @@ from binascii import hexlify
 
 from game import matchlog
 from game.compat import const
-from game.replay import Replay
+from game.replay import Replay, get_entry, get_uint, read_header
 from net.journal import Journal
 
 _ENTRY = const(8)
@@ -45,7 +45,7 @@ def recover(host, folder="logs"):
             if count > 0 and count * _ENTRY + matchlog.HEADER == size:
                 with open(path(folder, n, "mdl"), "rb") as f:
                     f.seek(size - _ENTRY)
-                    entry = matchlog.get_entry(f.read(_ENTRY), 0, count - 1)
+                    entry = get_entry(f.read(_ENTRY), 0, count - 1)
             ended = entry is not None and entry[0] == matchlog.END
         if not ended:
             try:
@@ -70,7 +70,7 @@ def _rebuild(host, folder, n):
     fresh = path(folder, n, "new")
     with open(main, "rb") as f:
         raw = f.read(matchlog.HEADER)
-        head = matchlog.Header.unpack(raw)
+        head = read_header(raw)
         same = head.params == host.params  # else the settings changed since: abandoned
         rep = Replay(head, host.match if same else None)
         out = open(fresh, "wb")
@@ -78,7 +78,7 @@ def _rebuild(host, folder, n):
         buf = bytearray(_ENTRY)
         count = 0
         while f.readinto(buf) == _ENTRY:
-            entry = matchlog.get_entry(buf, 0, count)
+            entry = get_entry(buf, 0, count)
             if entry is None:
                 break  # a torn or garbage entry: nothing after it counts
             out.write(buf)
@@ -90,12 +90,12 @@ def _rebuild(host, folder, n):
             tail = f.read(_TAIL)
     except OSError:
         tail = b""
-    if len(tail) >= 8 and matchlog.get_uint(tail, 6, 2) == matchlog.fletcher(tail, 0, 6, 0, 0):
-        first = matchlog.get_uint(tail, 0, 4)
+    if len(tail) >= 8 and get_uint(tail, 6, 2) == matchlog.fletcher(tail, 0, 6, 0, 0):
+        first = get_uint(tail, 0, 4)
         for k in range(min(tail[4], Journal.GROUP)):
             if first + k < count:
                 continue  # already in the main file (a crash between the two writes)
-            entry = matchlog.get_entry(tail, 8 + 8 * k, count) if first + k == count else None
+            entry = get_entry(tail, 8 + 8 * k, count) if first + k == count else None
             if entry is None:
                 break  # a gap or a torn entry
             out.write(tail[8 + 8 * k : 16 + 8 * k])

@@ -5,7 +5,7 @@
 from game import matchlog as ml
 from game import rules
 from game.engine import Match
-from game.replay import Replay
+from game.replay import Replay, get_entry, read_header
 from harness import heap_locked, is_micropython, raises
 from logbook import check, driven_log, read, seed_bytes_for
 
@@ -32,21 +32,21 @@ def test_entries_round_trip_at_the_limits_of_each_field():
     )
     for case in cases:
         buf = _entry(*case)
-        assert ml.get_entry(buf, 0, case[0]) == case[1:], case
+        assert get_entry(buf, 0, case[0]) == case[1:], case
 
 
 def test_a_changed_bit_or_an_entry_out_of_its_place_is_refused():
     buf = _entry(41, ml.MOVE, 1, 2, 17, 98765)
-    assert ml.get_entry(buf, 0, 41) is not None
+    assert get_entry(buf, 0, 41) is not None
     for i in range(ml.ENTRY):
         for bit in range(8):
             bad = bytearray(buf)
             bad[i] ^= 1 << bit
-            assert ml.get_entry(bad, 0, 41) is None, (i, bit)
+            assert get_entry(bad, 0, 41) is None, (i, bit)
     for other in (0, 40, 42, 41 + 256, 41 + 65536 - 1):
-        assert ml.get_entry(buf, 0, other) is None, other
-    assert ml.get_entry(bytearray(ml.ENTRY), 0, 0) is None  # zeros: no kind
-    assert ml.get_entry(b"\xff" * ml.ENTRY, 0, 0) is None  # erased flash
+        assert get_entry(buf, 0, other) is None, other
+    assert get_entry(bytearray(ml.ENTRY), 0, 0) is None  # zeros: no kind
+    assert get_entry(b"\xff" * ml.ENTRY, 0, 0) is None  # erased flash
 
 
 def test_a_header_round_trips_and_a_damaged_one_is_refused():
@@ -57,7 +57,7 @@ def test_a_header_round_trips_and_a_damaged_one_is_refused():
     h.token_hash = [b"", b"A" * 16, b"B" * 16]
     h.players = ["", "Ann\u00e9e \U0001f600", "b" * 12]
     raw = h.pack(bytearray(ml.HEADER))
-    back = ml.Header.unpack(raw)
+    back = read_header(raw)
     assert back.params == (21, 21, 3, 40, 250, 3000)
     assert back.seed == h.seed and back.commit == h.commit and back.match_no == 7
     assert back.last_c == h.last_c and back.token_hash[1:] == h.token_hash[1:]
@@ -66,8 +66,8 @@ def test_a_header_round_trips_and_a_damaged_one_is_refused():
     for i in (0, 4, 6, 20, 100, ml.HEADER - 1):
         bad = bytearray(raw)
         bad[i] ^= 0x10
-        raises(ValueError, ml.Header.unpack, bad)
-    raises(ValueError, ml.Header.unpack, raw[: ml.HEADER - 1])
+        raises(ValueError, read_header, bad)
+    raises(ValueError, read_header, raw[: ml.HEADER - 1])
     for damage, why in ((b"MDLX", "not a match log"), (b"MDLG\x02", "format 2")):
         bad = damage + raw[len(damage) :]
         assert why in str(raises(ValueError, read, bad + bytes(8)))
@@ -87,7 +87,7 @@ def test_writing_an_entry_allocates_nothing():
         return n
 
     assert heap_locked(burst, 300) == 300
-    assert ml.get_entry(buf, 8 * (299 & 7), 299) == (ml.MOVE, 2, 3, 299, 299 * 97)
+    assert get_entry(buf, 8 * (299 & 7), 299) == (ml.MOVE, 2, 3, 299, 299 * 97)
 
 
 def _replays_exactly(seed, preset, steps):
