@@ -16,7 +16,7 @@ UPY_HEAP ?= $(BOARD_HEAP)
 export UPY_HEAP
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem replay
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
@@ -63,6 +63,10 @@ bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size
 mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mpy on flash and in ROMFS -> build/mem*.json
 	$(PY) tools/mem_budget.py --bisect --json build/mem.json
 	$(PY) tools/mem_budget.py --bisect --romfs --json build/mem-romfs.json
+
+replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.mdl [JSON=1]
+	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/N.mdl" >&2; exit 2; }
+	$(PY) tools/replay.py $(LOG) $(if $(JSON),--json)
 
 fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
 	$(PY) tools/fairness.py 1000
