@@ -60,37 +60,23 @@ def close_code_valid(code):
 
 def valid_utf8(data):
     """True when data (bytes-like) is well-formed UTF-8 (RFC 3629): no overlong forms, no
-    surrogates (U+D800-DFFF), nothing above U+10FFFF, no truncated sequence."""
+    surrogates (U+D800-DFFF), nothing above U+10FFFF, no truncated sequence. MicroPython's
+    decoder checks the byte structure but keeps overlong forms, surrogates and code points
+    above U+10FFFF, so each code point is checked and the shortest encoding of them all must
+    take exactly the bytes given."""
     if not data or max(data) < 0x80:
         return True  # ASCII, the usual intent: checked in C
-    n = len(data)
-    i = 0
-    while i < n:
-        b = data[i]
-        if b < 0x80:
-            i += 1
-            continue
-        if 0xC2 <= b <= 0xDF:
-            need = 1
-            lo = 0x80
-            hi = 0xBF
-        elif 0xE0 <= b <= 0xEF:
-            need = 2
-            lo = 0xA0 if b == 0xE0 else 0x80  # E0: no overlong; ED: no surrogates
-            hi = 0x9F if b == 0xED else 0xBF
-        elif 0xF0 <= b <= 0xF4:
-            need = 3
-            lo = 0x90 if b == 0xF0 else 0x80  # F0: no overlong; F4: nothing past U+10FFFF
-            hi = 0x8F if b == 0xF4 else 0xBF
-        else:
-            return False  # 80-C1 (continuation or overlong lead), F5-FF
-        if i + need >= n or not lo <= data[i + 1] <= hi:
+    try:
+        text = str(data, "utf-8")
+    except UnicodeError:
+        return False
+    size = 0
+    for ch in text:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
             return False
-        for k in range(i + 2, i + need + 1):
-            if not 0x80 <= data[k] <= 0xBF:
-                return False
-        i += need + 1
-    return True
+        size += 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+    return size == len(data)
 
 
 def payload_length(head):

@@ -407,7 +407,9 @@ class MatchHost:
         )
 
     def status(self):
-        """Figures for a status page."""
+        """The match's /status figures, as JSON members (text to go inside an object):
+        the phase, the match number, players connected now, seats taken (connected or inside
+        their reconnect grace period), and the observers."""
         present = 0
         held = 0
         for number in (1, 2):
@@ -415,11 +417,14 @@ class MatchHost:
                 present += 1
             if self.seats[number].token is not None:
                 held += 1
-        return {
-            "phase": rules.PHASE_NAMES[self.match.phase],
-            "match": self.match_no,
-            "players": present,  # connected now
-            "seats": held,  # taken, connected or inside their reconnect grace period
-            "max_observers": self.max_observers,
-            "observers": len(self.observers),
-        }
+        return (
+            '"phase":"%s","match":%d,"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
+            % (
+                rules.PHASE_NAMES[self.match.phase],
+                self.match_no,
+                present,
+                held,
+                self.max_observers,
+                len(self.observers),
+            )
+        )
