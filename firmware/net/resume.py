@@ -1,4 +1,4 @@
-# Boot-only (net/board.py drops it once the board serves): take the log folder into use, finish
+# Boot-only (net/wiring.py drops it once the board serves): take the log folder into use, finish
 # what a power cut or reset interrupted, and resume an unfinished match (docs/log.md, "Resume").
 #
 #   recover(host)      # after MatchHost is built, before anyone can join
