@@ -248,16 +248,19 @@ class Journal:
         """Delete finished logs, oldest first, until they fit the budget (and _MAX_LOGS)."""
         if self.folder is None:
             return
-        logs = []
-        total = 0
-        for n in self.listed():
-            size = os.stat(Journal.path(self.folder, n, "mdl"))[6]
-            logs.append((n, size))
-            total += size
-        while logs and (total > self.budget or len(logs) > _MAX_LOGS):
-            n, size = logs.pop(0)
-            Journal.remove(Journal.path(self.folder, n, "mdl"))
-            total -= size
+        try:
+            logs = []
+            total = 0
+            for n in self.listed():
+                size = os.stat(Journal.path(self.folder, n, "mdl"))[6]
+                logs.append((n, size))
+                total += size
+            while logs and (total > self.budget or len(logs) > _MAX_LOGS):
+                n, size = logs.pop(0)
+                Journal.remove(Journal.path(self.folder, n, "mdl"))
+                total -= size
+        except OSError as exc:  # a flash that fails here must not stop the game
+            self.log("log: prune: %r" % (exc,))
 
     def route(self, app):
         """GET /logs: the numbers of the finished logs on flash (JSON); GET /logs?n=N: log N.
