@@ -16,7 +16,7 @@ UPY_HEAP ?= $(BOARD_HEAP)
 export UPY_HEAP
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem replay
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
@@ -67,6 +67,13 @@ mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mp
 replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.mdl [JSON=1]
 	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/N.mdl" >&2; exit 2; }
 	$(PY) tools/replay.py $(LOG) $(if $(JSON),--json)
+
+# The long soak (tools/soak.py, docs/performance.md "Soak"): SOAK_MINUTES of matches back to
+# back with chaos on the board image at its layout's heap; with MICROPY32 set, on the 32-bit port.
+SOAK_MINUTES ?= 15
+SOAK_LAYOUT ?= romfs
+soak: $(STAMP) ## matches back to back with chaos at the board heap, SOAK_MINUTES=15 SOAK_LAYOUT=romfs|filesystem -> build/soak.json
+	$(PY) tools/soak.py --minutes $(SOAK_MINUTES) --layout $(SOAK_LAYOUT)
 
 fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
 	$(PY) tools/fairness.py 1000

@@ -132,15 +132,17 @@ BUILTIN_NAMES = set(dir(builtins)) | set(keyword.kwlist) | {"const", "self"}
 def _python_api_names():
     """dir() of the built-in types and standard modules the firmware's objects come from."""
     import asyncio
+    import re
     import select
     import socket
 
     names = set(BUILTIN_NAMES)
     for kind in (str, bytes, bytearray, memoryview, list, dict, tuple, set, int, object):
         names |= set(dir(kind))
-    for kind in (Exception, asyncio.Event, asyncio.Task, asyncio.StreamWriter, socket.socket):
+    kinds = (Exception, asyncio.Event, asyncio.Task, asyncio.StreamWriter, socket.socket)
+    for kind in kinds + (re.Pattern, re.Match):
         names |= set(dir(kind))
-    for module in (asyncio, socket, select):
+    for module in (asyncio, re, socket, select):
         names |= set(dir(module))
     return names
 

@@ -95,7 +95,7 @@ def test_parts_are_measured_through_main_wiring(image, romfs):
         names = list(rows)
         steps = ["asyncio", "microdot", "game.engine", "net.gateway", "routes (4) and handlers"]
         assert [name for name in names if name in steps] == steps, names
-        assert names[-2] == "observer view frames (SharedView)"
+        assert names[-2] == "routes (4) and handlers"
         assert names[-1].startswith("(qstr pool: ")
         assert rows["net.gateway"] > 0
     filesystem, rom = layouts
