@@ -2,7 +2,7 @@
 
 - flash: bytes per command and per match, and the writes per move (file writes and flushes,
   counted on the board's own code path: net.journal under the MicroPython unix port);
-- time: the extra time per accepted move on the unix port (Journal.command + changed, with a
+- time: the extra time per accepted move on the unix port (Journal.push + changed, with a
   real file and its flush, which is an fsync there), fastest of several runs;
 - resume: a host board (tools/run_host.sh) started on a flash folder holding an unfinished
   match of ~2,000 moves: process start to the first view of a player who rejoins, and what
@@ -23,10 +23,9 @@ import time
 from pathlib import Path
 
 import _path  # noqa: F401  (firmware/ on sys.path)
-from game import matchlog as ml
 from host_board import start_host_board, stop_host_board
 from hostenv import GATEWAY_HEAP, ROOT, find_micropython
-from logbook import driven_log, read
+from logbook import CLOCK, DROP, ENTRY, HEADER, MOVE, driven_log, read
 from ws_game_client import WsGameClient
 
 TOKEN = "0123456789abcdef0123456789abcdef"
@@ -38,7 +37,7 @@ _UPY = """
 import time
 from net import intents
 from net.match_host import MatchHost
-from net.resume import recover
+from net.journal import Journal
 from net.settings import Settings
 
 class Phone:
@@ -80,7 +79,7 @@ def host(folder, countdown=0, players=2):
     settings.countdown_ms = countdown
     h = MatchHost(settings, log=lambda *a: None, ticks_ms=lambda: 0)
     if folder:
-        recover(h, folder)
+        Journal.resume(h, folder)
     for p in [Phone() for _ in range(players)]:
         h.handle(p, intents.parse('{"t":"join","role":"play"}'))
         h.handle(p, intents.parse('{"t":"ready","c":1}'))
@@ -94,12 +93,12 @@ for folder in ("logs", None, "null"):
         h = host(folder and "logs")
         j = h.journal
         if folder == "null":  # the encoding alone: files that take the bytes and do nothing
-            j.main = j.tailf = Null()
+            j.main = j.stream = Null()
         m = h.match
         seat = h.seats[1]
         t = time.ticks_us()
         for _ in range(N):
-            j.command(m, seat, move)
+            j.push(m, seat, move)
             j.changed(h)
         us = time.ticks_diff(time.ticks_us(), t) / N
         key = folder or "nolog"
@@ -107,15 +106,15 @@ for folder in ("logs", None, "null"):
 h = host("logs")
 j = h.journal
 j.main = main = Counting(j.main)
-j.tailf = tail = Counting(j.tailf)
+j.stream = tail = Counting(j.stream)
 for _ in range(N):
-    j.command(h.match, h.seats[1], move)
+    j.push(h.match, h.seats[1], move)
     j.changed(h)
 print("RESULT", best["logs"], best["nolog"], best["null"], tail.writes, tail.flushes,
       main.writes, main.flushes, N)
 t = time.ticks_ms()
 r = host(None, None, 0)  # the preset's countdown, as in the log; nobody joined yet
-recover(r, "resume")
+Journal.resume(r, "resume")
 print("REBUILD", time.ticks_diff(time.ticks_ms(), t), r.paused)
 """
 
@@ -129,7 +128,7 @@ def per_move(micropython, resume_log):
     )
     with tempfile.TemporaryDirectory() as work:
         (Path(work) / "resume").mkdir()
-        (Path(work) / "resume" / "1.mdl").write_bytes(resume_log)
+        (Path(work) / "resume" / "match-1.log").write_bytes(resume_log)
         done = subprocess.run(
             [micropython, "-X", "heapsize=" + GATEWAY_HEAP, "-c", _UPY],
             cwd=work,
@@ -161,17 +160,17 @@ def per_move(micropython, resume_log):
 def sizes():
     data, m = driven_log(7, "classic", 2400)
     head, entries, _ = read(data)
-    commands = sum(1 for e in entries if e[0] in (ml.MOVE, ml.DROP))
+    commands = sum(1 for e in entries if e[0] in (MOVE, DROP))
     return {
-        "bytes_per_entry": ml.ENTRY,
-        "header_bytes": ml.HEADER,
+        "bytes_per_entry": ENTRY,
+        "header_bytes": HEADER,
         "driven_match": {
             "commands": commands,
             "entries": len(entries),
             "bytes": len(data),
             "bytes_per_command": round(len(data) / commands, 2),
         },
-        "bytes_for_2000_commands_est": ml.HEADER + ml.ENTRY * 2000 + 4 * ml.ENTRY,
+        "bytes_for_2000_commands_est": HEADER + ENTRY * 2000 + 4 * ENTRY,
     }
 
 
@@ -187,11 +186,11 @@ def unfinished_log(commands=2000):
     w = Writer(m, seed_bytes_for(seed))
     w.header.token_hash[1] = hashlib.sha256(TOKEN.encode()).digest()[:16]
     w.header.token_hash[2] = hashlib.sha256(b"x" * 32).digest()[:16]
-    w.out[: ml.HEADER] = w.header.pack(bytearray(ml.HEADER))
+    w.out[:HEADER] = w.header.write(bytearray(HEADER))
     m.start(0)
     t = m.countdown_ms
     m.advance(t)
-    w.entry(ml.CLOCK, 0, 0, 0, t)
+    w.entry(CLOCK, 0, 0, 0, t)
     way = [0, 0, 0]
     for seat in (1, 2):
         way[seat] = [d for d in range(4) if m.cells[m.pos[seat]] & rules.DIR_BITS[d]][0]
@@ -200,7 +199,7 @@ def unfinished_log(commands=2000):
         t += m.cooldown_ms // 2 + 1
         m.enqueue(seat, rules.CMD_MOVE, way[seat], t)
         assert m.process() == rules.OK
-        w.entry(ml.MOVE, seat, way[seat], 0, t)
+        w.entry(MOVE, seat, way[seat], 0, t)
         way[seat] = rules.DIR_OPPOSITE[way[seat]]
     return bytes(w.out), commands, m
 
@@ -219,9 +218,9 @@ def resume_time(micropython, runs=3):
     out = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as work:
-            logs = Path(work) / "flash" / "logs"
+            logs = Path(work) / "flash" / "log"
             logs.mkdir(parents=True)
-            (logs / "1.mdl").write_bytes(data)
+            (logs / "match-1.log").write_bytes(data)
             settings = json.dumps({"preset": "classic"})
             started = time.monotonic()
             board = start_host_board(micropython, work, settings, heap=GATEWAY_HEAP)
@@ -258,7 +257,7 @@ def main(argv=None):
         print(json.dumps(report))
         return
     flash, resume = report["flash"], report["resume"]
-    print("match log: %d bytes a command, a %d-byte header" % (ml.ENTRY, ml.HEADER))
+    print("match log: %d bytes a command, a %d-byte header" % (ENTRY, HEADER))
     print(
         "  a driven classic match: %(commands)d commands, %(entries)d entries, %(bytes)d bytes"
         % flash["driven_match"]

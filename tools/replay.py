@@ -3,11 +3,11 @@ from the log by the firmware's own engine, the final digest and result, and any 
 
     python tools/replay.py LOG            # a summary; exit status 0 when the log checks out
     python tools/replay.py LOG --json     # the readable export: header, verdict, every entry
-    make replay LOG=maze-duel-17.mdl
+    make replay LOG=maze-duel-17.log
 
-A log comes from the board (GET /logs?n=N, linked from the result screen) or its flash folder
-(logs/N.mdl). Exit status: 0 verified, 1 a mismatch (commitment, digest, result, dropped bytes),
-2 not a readable log.
+A log comes from the board (GET /log?n=N, linked from the result screen) or its flash folder
+(log/match-N.log). Exit status: 0 verified, 1 a mismatch (commitment, digest, result,
+dropped bytes), 2 not a readable log.
 """
 
 import argparse
@@ -20,7 +20,7 @@ from logbook import check, export
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("log", help="a match log file (N.mdl)")
+    parser.add_argument("log", help="a match log file (match-N.log)")
     parser.add_argument("--json", action="store_true", help="print the readable export")
     args = parser.parse_args(argv)
     with open(args.log, "rb") as f:

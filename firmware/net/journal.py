@@ -1,63 +1,66 @@
 # The match log on flash, the seed commitment, and the hooks a resumed match needs (docs/log.md).
-# MatchHost owns one Journal and calls its hooks; the encoding is game.matchlog's; at boot
-# net/resume.py takes the log folder into use and resumes an unfinished match.
+# MatchHost owns one Journal and calls its hooks; the encoding is game.matchlog's.
 #
-#   journal = Journal(params, budget_kb, log)   # net.match_host (params: match_parameters())
-#   seed = journal.reseed()                     # every new match: 16 bytes of os.urandom
-#   journal.route(app)                          # GET /logs (list), GET /logs?n=N (one log)
+#   journal = Journal(keep, log)                # net.match_host (keep: logs kept on flash)
+#   seed = journal.pick(m)                      # every new match: 16 bytes of os.urandom
+#   resume(host)                                # at boot (net/wiring.py): an interrupted match
+#   journal.route(app)                          # GET /log?n=N: a finished match's log
 #
-# Hooks (net/match_host.py): begin() when a match starts, command() for an accepted move or
-# drop BEFORE its ack is posted, forfeit(), changed() after every engine call, before anyone
-# hears of it (a clock advance that changed the state; the end), on_join() and welcome() when
-# someone joins, abandon() when a resumed match's players stay away.
+# Hooks (net/match_host.py): begin() when a match starts, push() for an accepted move or drop
+# BEFORE its ack is posted, forfeit(), changed() after every engine call, before anyone hears
+# of it (a clock advance that changed the state; the end), attach() and welcome() when someone
+# joins, abort() when a resumed match's players stay away.
 #
-# Files of match n in the log folder: n.mdl (header, then entries appended GROUP at a time)
-# and, while the match runs, n.tl: the entries not yet in n.mdl, rewritten whole (120 bytes)
-# for every entry. LittleFS copies a file's last block on every append after a sync, but keeps
-# a file of at most 128 bytes inline in its directory's metadata, where a rewrite is one small
-# commit (docs/platform.md): so an entry costs one small commit, and every GROUP-th entry one
-# append to n.mdl. The two overlap after a crash between the two writes; entries carry their
-# own number in their check, and the reader drops what n.mdl already has.
+# Files of match n in the log folder: match-n.log (header, then entries appended 14 at a time)
+# and, while the match runs, match-n.tail: the entries not yet in the log, rewritten whole
+# (120 bytes) for every entry. LittleFS copies a file's last block on every append after a
+# sync, but keeps a file of at most 128 bytes inline in its directory's metadata, where a
+# rewrite is one small commit (docs/platform.md): so an entry costs one small commit, and
+# every 14th entry one append to the log. The two overlap after a crash between the two
+# writes; entries carry their own number in their check, and the reader drops what the log
+# already has.
+#
+# Few new names (each is interned on the board for good: docs/performance.md, "Match log"):
+# methods are called by names the firmware already uses where one fits (push, attach, abort,
+# pick, head, flush, free, find), and short strings (interned too) are avoided.
 import os
 from binascii import hexlify
 from hashlib import sha256
 
-from game import matchlog
 from game.compat import const
+from game.matchlog import Header, Replay
 from game.rules import CMD_MOVE, FINISHED, WAITING
-from net import messages
 from net.frames import frame
 from net.seats import Seat
 
-_MAX_LOGS = const(32)  # finished logs kept at most, whatever their size
+_GROUP = const(14)  # entries the tail file holds: 8 + 14 * 8 = 120 bytes, inline on LittleFS
 _TO_ALL = const(7)  # net.match_host's audience mask: both seats and the observers
+_MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
+_DROP = const(2)
+_CLOCK = const(3)
+_FORFEIT = const(4)
+_CHECK = const(5)
+_END = const(6)
 
 
 class Journal:
-    GROUP = 14  # entries the tail file holds; 8 + 14 * 8 = 120 bytes: inline on LittleFS
-
-    def __init__(self, params, budget_kb=64, log=print):
-        self.params = params
-        self.budget = budget_kb * 1024
+    def __init__(self, keep=8, log=print):
+        self.size = keep  # match logs kept on flash: older ones are deleted
         self.log = log
-        self.seed = None  # the current match's seed (16 bytes) and its commitment (32)
-        self.commit = None
+        self.seed = None  # the current match's seed (16 bytes) ...
+        self.digest = None  # ... and its commitment (sha256 of the header's first 32 bytes)
         self.done = False  # the current match has ended: its seed may be shown
-        self.folder = None  # None: nothing on flash (host tests; net/resume.py sets it)
+        self.path = None  # the log folder; None: nothing on flash (host tests)
         self.number = 0  # the newest log number on flash
-        self.live = 0  # the log number of the match in progress: never served
-        self.logged = 0  # the log number of the current match once complete, 0: none
-        self.main = None  # the open files while a match is logged
-        self.tailf = None
-        self.tail = bytearray(8 + 8 * Journal.GROUP)  # first, count, check, entries
-        self.group = memoryview(self.tail)[8:]
+        self.opened = 0  # the log number of the match in progress: never served
+        self.used = 0  # the log number of the current match once complete, 0: none
+        self.main = None  # the open files while a match is logged: the log ...
+        self.stream = None  # ... and its tail
+        self.buf = bytearray(120)  # the tail's bytes: first, count, check, entries
+        self.body = memoryview(self.buf)[8:]
         self.index = 0  # entries of the current match
         self.pending = 0  # ... of them only in the tail so far
         self.seq = 0  # the state sequence the log accounts for
-
-    @staticmethod
-    def path(folder, n, ext):
-        return "%s/%d.%s" % (folder, n, ext)
 
     @staticmethod
     def remove(name):
@@ -68,34 +71,42 @@ class Journal:
 
     # ---- the seed ---------------------------------------------------------------------------
 
-    def reseed(self):
-        """A new match's seed: 16 bytes from os.urandom, committed to (sha256 of the header's
-        first 32 bytes: versions, play parameters, seed). Returns the engine's seed."""
-        self.seed = os.urandom(16)
-        self.commit = bytes(32)  # not part of what it commits to
-        self.commit = sha256(self.header(None)[:32]).digest()
+    def pick(self):
+        """A new match's seed: 16 bytes from os.urandom (committed to at head(): sha256 of
+        the header's first 32 bytes, versions, play parameters and seed). Returns the engine's
+        seed: 30 bits of it."""
+        s = self.seed = os.urandom(16)
+        self.digest = None
         self.done = False
-        self.logged = 0
-        return matchlog.engine_seed(self.seed, 0)
+        self.used = 0
+        return (s[0] & 0x3F) << 24 | s[1] << 16 | s[2] << 8 | s[3]
 
-    def header(self, host):
-        """The current match's header, packed (its seats: host's, if given)."""
-        h = matchlog.Header(self.params, self.seed)
-        h.commit = self.commit
-        if host is not None:
+    def head(self, host, seats=False):
+        """The current match's header (host's match), packed; its seats too if seats."""
+        m = host.match
+        params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
+        h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed)
+        if self.digest is None:  # the commitment covers neither itself nor the seats
+            self.digest = sha256(h.write(bytearray(208))[:32]).digest()
+        h.digest = self.digest
+        if seats:
             h.match_no = host.match_no
             for s in (1, 2):
                 seat = host.seats[s]
                 h.last_c[s] = seat.last_c
                 h.token_hash[s] = Seat.token_hash(seat.token)
                 h.players[s] = seat.name
-        return h.pack(bytearray(matchlog.HEADER))
+        return h.write(bytearray(208))
 
     def fair(self, host):
-        """The `fair` message: the commitment; after the end also the committed bytes (the
-        seed among them) and the log number."""
-        pre = hexlify(self.header(None)[:32]).decode() if self.done else None
-        return messages.fair(host.match_no, hexlify(self.commit).decode(), pre, self.logged)
+        """The `fair` message (docs/protocol.md): the match's seed commitment; once it has
+        ended, also the committed bytes (pre: versions, play parameters and the seed) and its
+        log number (0: none)."""
+        pre = self.head(host)[:32]
+        text = '{"t":"fair","mn":%d,"commit":"%s"' % (host.match_no, hexlify(self.digest).decode())
+        if self.done:
+            text += ',"pre":"%s","log":%d' % (hexlify(pre).decode(), self.used)
+        return text + "}"
 
     # ---- hooks of net.match_host ------------------------------------------------------------
 
@@ -104,31 +115,32 @@ class Journal:
         self.index = self.pending = 0
         self.seq = host.match.state_seq
         host.paused = False
-        if self.folder is not None:
+        if self.path is not None:
             self.number += 1
-            self.live = n = self.number
+            self.opened = n = self.number
+            Journal.remove("%s/match-%d.log" % (self.path, n - self.size))  # the oldest kept
             try:
-                self.main = open(Journal.path(self.folder, n, "mdl"), "wb")
-                self.main.write(self.header(host))
+                self.main = open("%s/match-%d.log" % (self.path, n), "ab")  # a new file
+                self.main.write(self.head(host, True))
                 self.main.flush()
-                self.tailf = open(Journal.path(self.folder, n, "tl"), "wb")
-                self.put_tail()
-                self.logged = n
+                self.stream = open("%s/match-%d.tail" % (self.path, n), "w" + "b")
+                self.flush()
+                self.used = n
             except OSError as exc:
-                self._lost(exc)
+                self._drop(exc)
         host._send(_TO_ALL, self.fair(host))
 
-    def command(self, m, seat, intent):
+    def push(self, m, seat, intent):
         """An accepted move or drop (seat's intent, before its last_c moves on): on flash
         before its ack is posted."""
         self.seq = m.state_seq
-        kind = matchlog.MOVE if m.done_kind == CMD_MOVE else matchlog.DROP
         step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
-        self._append(kind, seat.number, intent.direction, step, m.now)
+        kind = _MOVE if m.done_kind == CMD_MOVE else _DROP
+        self._emit(kind, seat.number, intent.direction, step, m.now)
 
     def forfeit(self, m, number):
         self.seq = m.state_seq
-        self._append(matchlog.FORFEIT, number, 0, 0, m.now)
+        self._emit(_FORFEIT, number, 0, 0, m.now)
 
     def changed(self, host):
         """After an engine call, before its events go out: a change nothing logged explains
@@ -138,12 +150,12 @@ class Journal:
             return
         if m.state_seq != self.seq:
             self.seq = m.state_seq
-            self._append(matchlog.CLOCK, 0, 0, 0, m.now)
+            self._emit(_CLOCK, 0, 0, 0, m.now)
         if m.phase == FINISHED:
-            self._append(matchlog.CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
-            self._end(host, m.winner, m.result)
+            self._emit(_CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
+            self._finish(host, m.winner, m.result)
 
-    def on_join(self, host, session):
+    def attach(self, host, session):
         """After a join: the commitment (and the seed, after the end) to the new session. A
         resumed match goes on once both players are back."""
         session.post(frame(self.fair(host)))
@@ -153,22 +165,24 @@ class Journal:
             host.log("log: both players are back")
 
     def welcome(self, seat, text):
-        """A welcome for seat: flagged `restarted` the first time after a resume."""
-        if seat.restored:
-            seat.restored = False
+        """A welcome for seat: flagged `restarted` the first time after a resume (holds() left
+        seat.hashed empty: back, not welcomed yet)."""
+        if seat.hashed == "":
+            seat.hashed = None
             return text[:-1] + ',"restarted":true}'
         return text
 
-    def abandon(self, host):
+    def abort(self, host):
         """A resumed match whose players both stayed away for the whole grace period ends
-        without a result (END, abandoned) and the room starts afresh: nobody wins or loses a
-        match the restart interrupted. False if a player came back (then a forfeit, as ever)."""
+        without a result (an end, abandoned) and the room starts afresh: nobody wins or loses
+        a match the restart interrupted. False if a player came back (then a forfeit, as
+        ever)."""
         seats = host.seats
-        if seats[1].hashed is None or seats[2].hashed is None:
+        if not seats[1].hashed or not seats[2].hashed:
             return False
-        self._end(host, 0, 0)
+        self._finish(host, 0, 0)
         host.paused = False
-        host.match.reset(self.reseed())
+        host.match.reset(self.pick())
         host.match_no += 1
         seats[1].free()
         seats[2].free()
@@ -178,107 +192,217 @@ class Journal:
 
     # ---- files ------------------------------------------------------------------------------
 
-    def _append(self, kind, seat, arg, aux, value):
+    def _emit(self, kind, seat, arg, aux, value):
         # allocates nothing: the entry is encoded into the tail buffer, which is written whole
         i = self.index
         self.index = i + 1
-        if self.tailf is None:
+        if self.stream is None:
             return
-        matchlog.put_entry(self.tail, 8 + 8 * self.pending, i, kind, seat, arg, aux, value)
+        Header.record(self.buf, 8 + 8 * self.pending, i, kind, seat, arg, aux, value)
         self.pending += 1
         try:
-            self.put_tail()
-            if self.pending == Journal.GROUP:
-                self.main.write(self.group)
+            self.flush()
+            if self.pending == _GROUP:
+                self.main.write(self.body)
                 self.main.flush()
                 self.pending = 0
         except OSError as exc:
-            self._lost(exc)
+            self._drop(exc)
 
-    def put_tail(self):
-        t = self.tail
-        matchlog.put_uint(t, 0, 4, self.index - self.pending)
+    def flush(self):
+        """The tail file rewritten: its first entry's number, its count, their check, then the
+        entries not yet in the log."""
+        t = self.buf
+        Header.place(t, 0, 4, self.index - self.pending)
         t[4] = self.pending
         t[5] = 0
-        matchlog.put_uint(t, 6, 2, matchlog.fletcher(t, 0, 6, 0, 0))
-        f = self.tailf
+        Header.place(t, 6, 2, Header.sum(t, 0, 6, 0, 0))
+        f = self.stream
         f.seek(0)
         f.write(t)
         f.flush()
 
-    def _end(self, host, winner, result):
+    def _finish(self, host, winner, result):
         """The last entry, the tail folded into the log, the seed revealed to everyone."""
         self.done = True
-        self._append(matchlog.END, winner, result, 0, host.match.now)
-        if self.tailf is not None:
+        self._emit(_END, winner, result, 0, host.match.now)
+        if self.stream is not None:
             try:
                 if self.pending:
-                    self.main.write(self.group[: 8 * self.pending])
+                    self.main.write(self.body[: 8 * self.pending])
                 self.main.close()
-                self.tailf.close()
-                os.remove(Journal.path(self.folder, self.live, "tl"))
+                self.stream.close()
+                os.remove("%s/match-%d.tail" % (self.path, self.opened))
             except OSError as exc:
-                self._lost(exc)
-        self.main = self.tailf = None
-        self.live = 0
-        self.prune()
+                self._drop(exc)
+        self.main = self.stream = None
+        self.opened = 0
         host._send(_TO_ALL, self.fair(host))
 
-    def _lost(self, exc):
-        self.log("log: %d.mdl lost: %r" % (self.number, exc))
-        for f in (self.main, self.tailf):
+    def _drop(self, exc):
+        self.log("log: match log %d lost: %r" % (self.number, exc))
+        for f in (self.main, self.stream):
             try:
                 f.close()
             except (OSError, AttributeError):
                 pass
-        self.main = self.tailf = None
-        self.logged = 0
-
-    def listed(self):
-        """The numbers of the logs on flash but the live one, in order."""
-        found = []
-        for name in os.listdir(self.folder):
-            dot = name.find(".")
-            if name[dot + 1 :] == "mdl" and name[:dot].isdigit() and int(name[:dot]) != self.live:
-                found.append(int(name[:dot]))
-        found.sort()
-        return found
-
-    def prune(self):
-        """Delete finished logs, oldest first, until they fit the budget (and _MAX_LOGS)."""
-        if self.folder is None:
-            return
-        try:
-            logs = []
-            total = 0
-            for n in self.listed():
-                size = os.stat(Journal.path(self.folder, n, "mdl"))[6]
-                logs.append((n, size))
-                total += size
-            while logs and (total > self.budget or len(logs) > _MAX_LOGS):
-                n, size = logs.pop(0)
-                Journal.remove(Journal.path(self.folder, n, "mdl"))
-                total -= size
-        except OSError as exc:  # a flash that fails here must not stop the game
-            self.log("log: prune: %r" % (exc,))
+        self.main = self.stream = None
+        self.used = 0
 
     def route(self, app):
-        """GET /logs: the numbers of the finished logs on flash (JSON); GET /logs?n=N: log N.
-        The log of the match in progress is never served: its header holds the secret seed."""
-        import json
-
+        """GET /log?n=N: match N's log, once the match has ended (the log of the match in
+        progress is never served: its header holds the secret seed)."""
         from microdot import Response
 
         def logs(request):
-            n = request.args.get("n")
-            found = [] if self.folder is None else self.listed()
-            if n is None:
-                return Response(json.dumps(found), 200, {"Content-Type": "application/json"})
-            if not n.isdigit() or int(n) not in found:
+            n = request.args.get("n") or ""
+            name = "%s/match-%s.log" % (self.path, n)
+            try:
+                size = os.stat(name)[6]
+            except OSError:
+                size = -1
+            if not n.isdigit() or int(n) == self.opened or size < 0:
                 return Response(b"", 404)
-            name = Journal.path(self.folder, int(n), "mdl")
-            size = str(os.stat(name)[6])
-            headers = {"Content-Type": "application/octet-stream", "Content-Length": size}
+            headers = {"Content-Type": "application/octet-stream", "Content-Length": str(size)}
             return Response(open(name, "rb"), 200, headers)
 
-        app.route("/logs")(logs)
+        app.route("/" + self.path)(logs)
+
+    # ---- at boot (net/wiring.py) -------------------------------------------------------------
+
+    @staticmethod
+    def resume(host, folder="log"):
+        """The match log at boot (docs/log.md, "Resume"): take the log folder into use; if its
+        newest log is unfinished (a power cut or a reset came in its match), rebuild it and resume
+        its match; delete the oldest logs beyond the number kept. Returns the number of the log
+        resumed, or 0. Whatever the flash holds, the board starts."""
+        j = host.journal
+        resumed = 0
+        try:
+            try:
+                os.mkdir(folder)
+            except OSError:
+                pass  # it exists
+            j.path = folder
+            logs = []
+            for name in os.listdir(folder):  # match-N.log, match-N.tail, match-N.new
+                k = name[6 : name.find(".")]
+                path = folder + "/" + name
+                if "%s/match-%s.new" % (folder, k) == path:  # a rewrite that did not finish
+                    Journal.remove(path)
+                elif k.isdigit() and "%s/match-%s.log" % (folder, k) == path:
+                    logs.append(int(k))
+            n = j.number = max(logs) if logs else 0
+            for k in logs:  # the oldest beyond the number kept
+                if k <= n - j.size:
+                    Journal.remove("%s/match-%d.log" % (folder, k))
+            if n:
+                try:
+                    resumed = Journal.rebuild(host, folder, n)
+                except ValueError as exc:  # cut while its header was written: never replayed
+                    host.log("log: match log %d removed: %r" % (n, exc))
+                    Journal.remove("%s/match-%d.log" % (folder, n))
+                    Journal.remove("%s/match-%d.tail" % (folder, n))
+                    host.match.reset(j.pick())
+        except Exception as exc:  # the board starts, whatever its flash holds or does
+            host.log("log: no resume: %r" % (exc,))
+        return resumed
+
+    @staticmethod
+    def rebuild(host, folder, n):
+        """Log n, unless it is complete (no tail, a valid end), is rewritten whole from its valid
+        entries (a torn or garbage tail is dropped: written to a new file, then renamed over the
+        log), replaying them onto the host's match; then its match resumes, or the log is closed
+        as abandoned (an end without a result) if it cannot go on."""
+        j = host.journal
+        main = "%s/match-%d.log" % (folder, n)
+        tail = b""
+        try:
+            with open("%s/match-%d.tail" % (folder, n), "rb") as f:
+                tail = f.read(120)
+        except OSError:
+            size = os.stat(main)[6]
+            count = (size - 208) // 8
+            if count > 0 and count * 8 + 208 == size:  # no tail: complete if it ends with an end
+                with open(main, "rb") as f:
+                    f.seek(size - 8)
+                    entry = Replay.read(f.read(8), 0, count - 1)
+                if entry is not None and entry[0] == _END:
+                    return 0
+        fresh = "%s/match-%d.new" % (folder, n)
+        Journal.remove(fresh)
+        m = host.match
+        with open(main, "rb") as f:
+            raw = f.read(208)
+            head = Replay.head(raw)
+            params = (m.width, m.height, m.artifact_pairs, m.braid_percent, m.cooldown_ms)
+            same = head.params == params + (m.countdown_ms,)  # else other settings: abandoned
+            rep = Replay(head, m if same else None)
+            out = open(fresh, "ab")
+            out.write(raw)
+            buf = bytearray(8)
+            count = 0
+            while f.readinto(buf) == 8:
+                entry = Replay.read(buf, 0, count)
+                if entry is None:
+                    break  # a torn or garbage entry: nothing after it counts
+                out.write(buf)
+                rep.take(entry)
+                count += 1
+        dropped = os.stat(main)[6] - 208 - count * 8
+        if len(tail) >= 8 and tail[6] << 8 | tail[7] == Header.sum(tail, 0, 6, 0, 0):
+            first = tail[0] << 24 | tail[1] << 16 | tail[2] << 8 | tail[3]
+            for k in range(min(tail[4], _GROUP)):
+                if first + k < count:
+                    continue  # already in the log (a crash between the two writes)
+                entry = Replay.read(tail, 8 + 8 * k, count) if first + k == count else None
+                if entry is None:
+                    break  # a gap or a torn entry
+                out.write(tail[8 + 8 * k : 16 + 8 * k])
+                rep.take(entry)
+                count += 1
+        m = rep.match
+        go_on = same and not rep.done and rep.reason is None
+        if go_on:  # a checkpoint: the digest the match resumes from
+            Header.record(buf, 0, count, _CHECK, 0, 1, m.state_seq & 0xFF, m.digest())
+        else:  # finished (its end was in the tail), or abandoned (an end without a result)
+            Header.record(buf, 0, count, _END, 0, 0, 0, 0)
+        if not rep.done:
+            out.write(buf)
+            count += 1
+        out.close()
+        os.rename(fresh, main)
+        Journal.remove("%s/match-%d.tail" % (folder, n))
+        host.log(
+            "log: match log %d: %d entries, %d bytes dropped, resumed %r %r"
+            % (n, count, dropped, go_on, rep.reason)
+        )
+        if not go_on:
+            host.match.reset(j.pick())
+            return 0
+        j.seed = head.seed
+        j.digest = head.digest
+        j.done = False
+        j.opened = j.used = n
+        j.index = count
+        j.pending = 0
+        j.seq = m.state_seq
+        j.main = open(main, "ab")
+        j.stream = open("%s/match-%d.tail" % (folder, n), "w" + "b")
+        j.flush()
+        host.match_no = head.match_no
+        now = host.ticks_ms()
+        for s in (1, 2):
+            seat = host.seats[s]
+            seat.free()
+            seat.token = ""  # held, by whoever presents a token with this hash (net/seats.py)
+            seat.hashed = hexlify(head.token_hash[s]).decode()
+            seat.name = head.players[s]
+            seat.last_c = rep.last_c[s]
+            seat.accepted = rep.accepted[s]
+            seat.gone_at = now  # the reconnect grace starts at boot for both
+        host._ms = rep.now  # the match clock goes on from the last logged time ...
+        host._ticks = now
+        host.paused = True  # ... once both players are back (Journal.attach)
+        host.views.changed()
+        return n

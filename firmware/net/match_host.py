@@ -60,11 +60,10 @@ class MatchHost:
         self.log = log
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
-        self.params = match_parameters(settings)
-        width, height, pairs, braid, cooldown, countdown = self.params
+        width, height, pairs, braid, cooldown, countdown = match_parameters(settings)
         # the match log and the seed commitment (net/journal.py); paused: a match resumed
         # after a restart waits for both players, its clock stopped
-        self.journal = Journal(self.params, getattr(settings, "log_kb", 64), log)
+        self.journal = Journal(getattr(settings, "log_keep", 8), log)
         self.paused = False
         self.match = Match(self._seed(), width, height, cooldown, countdown, pairs, braid)
         self.views = ViewPublisher(self.match)
@@ -91,7 +90,7 @@ class MatchHost:
         return self._ms
 
     def _seed(self):
-        return self.journal.reseed()  # 16 random bytes, committed to; 30 bits reach the engine
+        return self.journal.pick()  # 16 random bytes, committed to; 30 bits reach the engine
 
     # ---- who is who -------------------------------------------------------------------------
 
@@ -177,7 +176,7 @@ class MatchHost:
             self._bind(session, seat)
             session.post(frame(self._welcome(seat, False)))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
-        self.journal.on_join(self, session)
+        self.journal.attach(self, session)
         self._room()
         self._maybe_start()
 
@@ -240,7 +239,7 @@ class MatchHost:
             self._err(session, c, rules.CODE_NAMES[rules.PHASE])
             return
         if self.paused:
-            self._err(session, c, "PAUSED")  # until both players are back (net/journal.py)
+            self._err(session, c, "RESTART_PAUSE")  # until both players are back (docs/log.md)
             return
         before = m.state_seq
         if kind == intents.MOVE:
@@ -250,7 +249,7 @@ class MatchHost:
         if code == rules.OK:
             code = m.process()  # the FIFO never holds more than this one entry
         if code == rules.OK:
-            self.journal.command(m, seat, intent)  # on flash before the ack
+            self.journal.push(m, seat, intent)  # on flash before the ack
             seat.last_c = c
             seat.accepted += 1
             # the seat's own count: the engine's command sequence would tell how many
@@ -294,7 +293,7 @@ class MatchHost:
 
     def _expire(self, seat):
         m = self.match
-        if self.paused and self.journal.abandon(self):
+        if self.paused and self.journal.abort(self):
             return
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq

@@ -119,13 +119,3 @@ def event(match, i):
     else:
         return None
     return text + "}"
-
-
-def fair(match_no, commit, pre, log):
-    """The seed commitment of match match_no (sha256, hex); once it has ended, also the bytes
-    committed to (pre, hex: versions, play parameters and the seed) and its log number (0:
-    none). docs/log.md."""
-    text = '{"t":"fair","mn":%d,"commit":"%s"' % (match_no, commit)
-    if pre is not None:
-        text += ',"pre":"%s","log":%d' % (pre, log)
-    return text + "}"

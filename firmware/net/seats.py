@@ -33,8 +33,9 @@ class Seat:
 
     def free(self):
         self.token = None  # secret; whoever presents it within the grace period is this seat
-        self.hashed = None  # restored after a restart: token_hash(token) as hex, token unknown
-        self.restored = False  # restored after a restart, its player not yet welcomed back
+        # after a restart: the token's hash (hex) until its player is back, then "" until
+        # that player is welcomed (net/journal.py); None otherwise
+        self.hashed = None
         self.session = None  # the bound session, None while the player is away
         self.name = ""
         self.want = False  # said ready (waiting) or asked for a rematch (finished)
@@ -54,10 +55,10 @@ class Seat:
         return sha256(token.encode()).digest()[:16]
 
     def holds(self, token):
-        if self.hashed is not None:
+        if self.hashed:
             if not same_token(self.hashed, hexlify(Seat.token_hash(token)).decode()):
                 return False
             self.token = token  # the player is back: the seat has its token again
-            self.hashed = None
+            self.hashed = ""
             return True
         return self.token is not None and same_token(self.token, token)

@@ -104,18 +104,6 @@ def _collect(step):
     gc.collect()
 
 
-def resume(host):
-    """The match log at boot (net/resume.py, docs/log.md): resume a match a power cut or a
-    reset interrupted. The code that does it is dropped afterwards."""
-    from net.resume import recover
-
-    try:
-        recover(host)
-    except Exception as exc:  # noqa: BLE001 - whatever the flash holds, the board must start
-        print("log: no resume: %r" % (exc,))
-    forget(("net.resume", "game.replay"))
-
-
 # The long-lived modules, imported in this order by wire() (each followed by a collection).
 _LONG_LIVED = (
     "microdot",
@@ -155,6 +143,7 @@ def wire(step=_collect):
     from net import portal
     from net.captive_dns import CaptiveDns
     from net.gateway import Gateway
+    from net.journal import Journal
     from net.server import Server
 
     dns = CaptiveDns(address, config.dns_port, bind)
@@ -162,7 +151,7 @@ def wire(step=_collect):
     started = time.ticks_ms()
     app = Microdot()
     game = Gateway(config, print)
-    resume(game.host)
+    Journal.resume(game.host)  # the match log: resume a match a power cut or a reset interrupted
     game.watchdog = arm_watchdog(config.watchdog_ms)
     server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
     step("objects: Match, Projector, Gateway buffers, CaptiveDns")

@@ -3,7 +3,7 @@
 # drop whose client sequence is a multiple of MAZE_SLOW_ACK_EVERY is on flash, the board says
 # so and stands still for MAZE_SLOW_ACK_MS before its ack is posted, so that test_chaos.py can
 # kill it between the log write and the ack. The firmware is unchanged: this wraps
-# Journal.command from outside.
+# Journal.push from outside.
 import os
 import time
 
@@ -11,14 +11,14 @@ from net.journal import Journal
 
 _EVERY = int(os.getenv("MAZE_SLOW_ACK_EVERY") or "16")
 _MS = int(os.getenv("MAZE_SLOW_ACK_MS") or "500")
-_command = Journal.command
+_push = Journal.push
 
 
-def _slow_command(self, m, seat, intent):
-    _command(self, m, seat, intent)
+def _slow_push(self, m, seat, intent):
+    _push(self, m, seat, intent)
     if intent.c % _EVERY == 0:
         print("slow_ack: seat %d c %d on flash, ack in %d ms" % (seat.number, intent.c, _MS))
         time.sleep_ms(_MS)
 
 
-Journal.command = _slow_command
+Journal.push = _slow_push

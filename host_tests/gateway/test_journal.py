@@ -3,17 +3,16 @@
 # ack, the seed committed before play and revealed after, a crash at every point of a match
 # resumed to the same digest, torn tails dropped, pruning, and an abandoned resume.
 import hashlib
-import json
 import os
 import random
 import shutil
 
 from test_match_host import Clock, FakeSession, make_host, send
 
-from game import matchlog as ml
 from game import rules
-from logbook import check, client_sequences, durable
-from net.resume import recover
+from game.matchlog import Header
+from logbook import CHECK, END, ENTRY, HEADER, check, client_sequences, durable
+from net.journal import Journal
 
 
 class _Any:
@@ -29,8 +28,8 @@ def _files(folder):
 
 
 def _durable(folder, n):
-    main = (folder / ("%d.mdl" % n)).read_bytes()
-    tail_path = folder / ("%d.tl" % n)
+    main = (folder / ("match-%d.log" % n)).read_bytes()
+    tail_path = folder / ("match-%d.tail" % n)
     return durable(main, tail_path.read_bytes() if tail_path.exists() else b"")
 
 
@@ -42,7 +41,7 @@ class Room:
         self.clock = clock or Clock(1000)
         settings.setdefault("countdown_ms", 300)
         self.host = make_host(self.clock, **settings)
-        self.resumed = recover(self.host, str(folder))
+        self.resumed = Journal.resume(self.host, str(folder))
         self.rng = random.Random(7)
 
     def seat(self):
@@ -91,14 +90,14 @@ def test_a_match_is_logged_then_its_seed_revealed(tmp_path):
     # the commitment went to everyone again when the countdown started, before any move
     fair_at = [i for i, f in enumerate(room.a.frames) if f["t"] == "fair"]
     assert len(fair_at) == 2 and room.a.frames[fair_at[1]]["commit"] == commit
-    assert _files(tmp_path) == ["1.mdl", "1.tl"]
+    assert _files(tmp_path) == ["match-1.log", "match-1.tail"]
     acks = []
     for _ in range(60):
         room.step(lambda seat, c: acks.append((seat, c)))
     assert len(acks) > 40
     room.finish()
-    assert _files(tmp_path) == ["1.mdl"]  # the tail folded into the log, then removed
-    data = (tmp_path / "1.mdl").read_bytes()
+    assert _files(tmp_path) == ["match-1.log"]  # the tail folded into the log, then removed
+    data = (tmp_path / "match-1.log").read_bytes()
     report = check(data)
     assert report["ok"] and report["finished"] and report["result"] == "forfeit"
     assert report["digest"] == "%08x" % room.host.match.digest()
@@ -107,7 +106,7 @@ def test_a_match_is_logged_then_its_seed_revealed(tmp_path):
     assert report["seats"][0]["token_hash"] == token_hash
     head, entries = _durable(tmp_path, 1)
     assert client_sequences(head, entries) == acks  # every accepted command, nothing else
-    assert len(data) == ml.HEADER + ml.ENTRY * len(entries)
+    assert len(data) == HEADER + ENTRY * len(entries)
     # the reveal: the committed bytes hash to the commitment, the seed is the log's
     for session in (room.a, obs):
         reveal = session.last("fair")
@@ -125,7 +124,7 @@ def test_a_match_is_logged_then_its_seed_revealed(tmp_path):
     send(room.host, room.a, '{"t":"rematch","c":%d}' % (room.host.seats[1].last_c + 1))
     assert room.host.match.phase == rules.COUNTDOWN and room.host.match_no == 2
     assert room.a.last("fair")["commit"] != commit and "pre" not in room.a.last("fair")
-    assert _files(tmp_path) == ["1.mdl", "2.mdl", "2.tl"]
+    assert _files(tmp_path) == ["match-1.log", "match-2.log", "match-2.tail"]
 
 
 def test_every_ack_follows_its_entry_on_flash(tmp_path):
@@ -184,12 +183,12 @@ def test_a_crash_at_any_point_resumes_the_same_match(tmp_path):
         assert host.match.digest() == digest and host.match.state_seq == seq
         assert (host.seats[1].last_c, host.seats[2].last_c) == last_c
         assert (host.seats[1].accepted, host.seats[2].accepted) == accepted
-        assert _files(folder) == ["1.mdl", "1.tl"]
+        assert _files(folder) == ["match-1.log", "match-1.tail"]
         head, entries = _durable(folder, 1)
-        assert entries[-1][:3] == (ml.CHECK, 0, 1) and entries[-1][4] == digest
+        assert entries[-1][:3] == (CHECK, 0, 1) and entries[-1][4] == digest
         # the clock goes on from the last logged time (advances that changed nothing are
         # not logged: the state is the same at that time as at the crash)
-        logged = max([0] + [e[4] for e in entries if e[0] not in (ml.CHECK, ml.END)])
+        logged = max([0] + [e[4] for e in entries if e[0] not in (CHECK, END)])
         assert host.now_ms() == host.match.now == logged <= now
     # the last one plays on: the players come back with their tokens
     a, b = FakeSession(), FakeSession()
@@ -199,7 +198,7 @@ def test_a_crash_at_any_point_resumes_the_same_match(tmp_path):
     c = last_c[0]
     assert send(host, a, '{"t":"move","c":%d,"d":"N"}' % c) == {"t": "ack", "c": c, "dup": True}
     refused = send(host, a, '{"t":"move","c":%d,"d":"N"}' % (c + 1))
-    assert refused == {"t": "err", "c": c + 1, "code": "PAUSED"}
+    assert refused == {"t": "err", "c": c + 1, "code": "RESTART_PAUSE"}
     back.clock.wait(5000)  # the match clock stands still while it waits
     assert host.now_ms() == logged
     send(host, b, '{"t":"join","role":"play","token":"%s"}' % tokens[2])
@@ -213,7 +212,7 @@ def test_a_crash_at_any_point_resumes_the_same_match(tmp_path):
     for _ in range(20):
         back.step()
     back.finish()
-    report = check((folder / "1.mdl").read_bytes())
+    report = check((folder / "match-1.log").read_bytes())
     assert report["ok"] and report["checks"] == 2  # the resume's checkpoint and the end's
     assert report["digest"] == "%08x" % host.match.digest()
 
@@ -224,28 +223,28 @@ def test_torn_or_garbage_tails_are_dropped_at_boot(tmp_path):
         room.step()
     digest = room.host.match.digest()
     head, entries = _durable(tmp_path, 1)
-    with open(tmp_path / "1.mdl", "ab") as f:
+    with open(tmp_path / "match-1.log", "ab") as f:
         f.write(b"\x17\x00\x01")  # an entry cut short
-    tail = bytearray((tmp_path / "1.tl").read_bytes())
+    tail = bytearray((tmp_path / "match-1.tail").read_bytes())
     count = tail[4]
     tail[8 + 8 * count : 16 + 8 * count] = b"\xa5" * 8  # garbage where the next entry goes
     tail[4] = count + 1
-    tail[6:8] = ml.fletcher(tail, 0, 6, 0, 0).to_bytes(2, "big")
-    (tmp_path / "1.tl").write_bytes(tail)
+    tail[6:8] = Header.sum(tail, 0, 6, 0, 0).to_bytes(2, "big")
+    (tmp_path / "match-1.tail").write_bytes(tail)
     back = Room(tmp_path)
     assert back.resumed == 1 and back.host.match.digest() == digest
     head2, entries2 = _durable(tmp_path, 1)
     assert entries2[:-1] == entries  # the same entries, then the resume's checkpoint
-    data = (tmp_path / "1.mdl").read_bytes()
-    assert (len(data) - ml.HEADER) % ml.ENTRY == 0 and check(data)["problem"] is None
+    data = (tmp_path / "match-1.log").read_bytes()
+    assert (len(data) - HEADER) % ENTRY == 0 and check(data)["problem"] is None
 
 
-def test_an_unreadable_log_is_set_aside(tmp_path):
-    (tmp_path / "3.mdl").write_bytes(b"MDLG\x01" + b"\x00" * 40)  # cut inside its header
+def test_an_unreadable_log_is_removed(tmp_path):
+    (tmp_path / "match-3.log").write_bytes(b"MDLG\x01" + b"\x00" * 40)  # cut inside its header
     room = Room(tmp_path)
-    assert room.resumed == 0 and _files(tmp_path) == ["3.bad"]
+    assert room.resumed == 0 and _files(tmp_path) == []  # removed: nothing in it counted
     room.seat().start()
-    assert _files(tmp_path) == ["3.bad", "4.mdl", "4.tl"]  # numbers go on
+    assert _files(tmp_path) == ["match-4.log", "match-4.tail"]  # numbers go on
 
 
 def test_a_resume_nobody_comes_back_to_is_abandoned(tmp_path):
@@ -265,9 +264,9 @@ def test_a_resume_nobody_comes_back_to_is_abandoned(tmp_path):
     assert not host.paused and host.match.phase == rules.WAITING and host.match_no == 2
     assert host.seats[1].token is None and host.seats[2].token is None
     assert obs.last("room")["p"] == [None, None]
-    report = check((tmp_path / "1.mdl").read_bytes())
+    report = check((tmp_path / "match-1.log").read_bytes())
     assert report["finished"] and report["abandoned"] and report["ok"]
-    assert _files(tmp_path) == ["1.mdl"]
+    assert _files(tmp_path) == ["match-1.log"]
 
 
 def test_one_player_back_the_other_forfeits_after_the_grace(tmp_path):
@@ -280,7 +279,7 @@ def test_one_player_back_the_other_forfeits_after_the_grace(tmp_path):
     back.clock.wait(5000)
     back.host.tick()
     assert back.host.match.result == rules.RESULT_FORFEIT and back.host.match.winner == 1
-    report = check((tmp_path / "1.mdl").read_bytes())
+    report = check((tmp_path / "match-1.log").read_bytes())
     assert report["ok"] and report["result"] == "forfeit" and report["winner"] == 1
 
 
@@ -291,11 +290,11 @@ def test_other_settings_abandon_the_old_match(tmp_path):
     back = Room(tmp_path, preset="classic")
     assert back.resumed == 0 and back.host.match.phase == rules.WAITING
     assert back.host.seats[1].token is None
-    assert check((tmp_path / "1.mdl").read_bytes())["abandoned"]
+    assert check((tmp_path / "match-1.log").read_bytes())["abandoned"]
 
 
-def test_finished_logs_are_pruned_to_the_budget(tmp_path):
-    room = Room(tmp_path, log_kb=2).seat()
+def test_only_the_newest_logs_are_kept(tmp_path):
+    room = Room(tmp_path, log_keep=3).seat()
     for n in range(1, 7):
         if n > 1:
             send(room.host, room.a, '{"t":"ready","c":%d}' % (room.host.seats[1].last_c + 1))
@@ -304,14 +303,17 @@ def test_finished_logs_are_pruned_to_the_budget(tmp_path):
             room.host.tick()
         else:
             room.start()
-        for _ in range(30):
+        kept = ["match-%d.log" % k for k in range(max(1, n - 2), n + 1)]
+        assert _files(tmp_path) == sorted(kept + ["match-%d.tail" % n])  # while it runs
+        for _ in range(10):
             room.step()
         send(room.host, room.b, '{"t":"leave","c":%d}' % (room.host.seats[2].last_c + 1))
         room.host.tick()
         room.host.detach(room.b)
         room.b = FakeSession()
         send(room.host, room.b, '{"t":"join","role":"play","name":"bob"}')
-        sizes = [os.stat(tmp_path / name).st_size for name in _files(tmp_path)]
-        assert sum(sizes) <= 2048 and _files(tmp_path)[-1] == "%d.mdl" % n
-    assert len(_files(tmp_path)) < 6
-    assert json.loads(json.dumps(check((tmp_path / "6.mdl").read_bytes())))["ok"]
+        assert _files(tmp_path) == kept
+    assert all(check((tmp_path / name).read_bytes())["ok"] for name in _files(tmp_path))
+    # at boot too: the oldest beyond the number kept go
+    Room(tmp_path, log_keep=1)
+    assert _files(tmp_path) == ["match-6.log"]

@@ -1,4 +1,4 @@
-# The per-move log write allocates nothing on the board's interpreter: Journal.command (encode
+# The per-move log write allocates nothing on the board's interpreter: Journal.push (encode
 # the entry into the tail buffer, rewrite the tail file, every 14th entry append a group to the
 # log) and Journal.changed, under micropython.heap_lock on the unix port, with real files.
 import os
@@ -11,7 +11,7 @@ SCRIPT = """
 import micropython
 from net import intents
 from net.match_host import MatchHost
-from net.resume import recover
+from net.journal import Journal
 from net.settings import Settings
 
 class Phone:
@@ -26,7 +26,7 @@ settings = Settings()
 settings.preset = "small"
 settings.countdown_ms = 0
 host = MatchHost(settings, log=lambda *a: None, ticks_ms=lambda: 0)
-recover(host, "logs")
+Journal.resume(host, "log")
 a, b = Phone(), Phone()
 for phone in (a, b):
     host.handle(phone, intents.parse('{"t":"join","role":"play"}'))
@@ -36,7 +36,7 @@ move = intents.parse('{"t":"move","c":2,"d":"N"}')
 
 def burst(n):
     for _ in range(n):
-        journal.command(host.match, host.seats[1], move)
+        journal.push(host.match, host.seats[1], move)
         journal.changed(host)
     return n
 
@@ -57,5 +57,5 @@ def test_logging_a_move_allocates_nothing(run_upy, repo_root, tmp_path, monkeypa
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.split() == ["entries", "320"]
     # 320 entries: 22 groups of 14 in the log, 12 in the tail file
-    assert (tmp_path / "logs" / "1.mdl").stat().st_size == 208 + 8 * 14 * 22
-    assert (tmp_path / "logs" / "1.tl").stat().st_size == 120
+    assert (tmp_path / "log" / "match-1.log").stat().st_size == 208 + 8 * 14 * 22
+    assert (tmp_path / "log" / "match-1.tail").stat().st_size == 120
