@@ -7,9 +7,9 @@
 #   journal.route(app)                          # GET /log?n=N: a finished match's log
 #
 # Hooks (net/match_host.py): begin() when a match starts, push() for an accepted move or drop
-# BEFORE its ack is posted, forfeit(), changed() after every engine call, before anyone hears
-# of it (a clock advance that changed the state; the end), attach() and welcome() when someone
-# joins, abort() when a resumed match's players stay away.
+# BEFORE its ack is posted (and for a forfeit), changed() after every engine call, before
+# anyone hears of it (a clock advance that changed the state; the end), attach() and welcome()
+# when someone joins, abort() when a resumed match's players stay away.
 #
 # Files of match n in the log folder: match-n.log (header, then entries appended 14 at a time)
 # and, while the match runs, match-n.tail: the entries not yet in the log, rewritten whole
@@ -132,15 +132,14 @@ class Journal:
 
     def push(self, m, seat, intent):
         """An accepted move or drop (seat's intent, before its last_c moves on): on flash
-        before its ack is posted."""
+        before its ack is posted. intent None: seat forfeited."""
         self.seq = m.state_seq
+        if intent is None:
+            self._emit(_FORFEIT, seat.number, 0, 0, m.now)
+            return
         step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
         kind = _MOVE if m.done_kind == CMD_MOVE else _DROP
         self._emit(kind, seat.number, intent.direction, step, m.now)
-
-    def forfeit(self, m, number):
-        self.seq = m.state_seq
-        self._emit(_FORFEIT, number, 0, 0, m.now)
 
     def changed(self, host):
         """After an engine call, before its events go out: a change nothing logged explains

@@ -299,7 +299,7 @@ class MatchHost:
             before = m.state_seq
             code = m.forfeit(seat.number, self.now_ms())
             if code == rules.OK:
-                self.journal.forfeit(m, seat.number)
+                self.journal.push(m, seat, None)  # the forfeit, on flash
             self._after(before)
             if code == rules.EXITED:
                 return  # already out of the maze: the finish window decides; free it later
