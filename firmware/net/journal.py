@@ -22,7 +22,7 @@
 #
 # Few new names (each is interned on the board for good: docs/performance.md, "Match log"):
 # methods are called by names the firmware already uses where one fits (push, attach, abort,
-# pick, head, flush, free, find), and short strings (interned too) are avoided.
+# pick, head, flush, route), and short strings (interned too) are avoided.
 import os
 from binascii import hexlify
 from hashlib import sha256
