@@ -93,9 +93,9 @@ def test_parts_are_measured_through_main_wiring(image, romfs):
     layouts = [dict(mem_budget.parts(image)), dict(mem_budget.parts(image, romfs=romfs))]
     for rows in layouts:
         names = list(rows)
-        steps = ["asyncio", "microdot", "game.engine", "net.gateway", "routes (4) and handlers"]
+        steps = ["asyncio", "microdot", "game.engine", "net.gateway", "routes (5) and handlers"]
         assert [name for name in names if name in steps] == steps, names
-        assert names[-2] == "routes (4) and handlers"
+        assert names[-2] == "routes (5) and handlers"
         assert names[-1].startswith("(qstr pool: ")
         assert rows["net.gateway"] > 0
     filesystem, rom = layouts
