@@ -35,7 +35,6 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,14 +42,25 @@ from pathlib import Path
 
 import build_image
 from bot_runner import BEHAVIOURS, RunFailed, run_bots
-from hostenv import BUILD, LOOPBACK, find_micropython, free_port, serving_env
+from hostenv import (
+    BUDGET_FS,
+    BUDGET_FS_64,
+    BUDGET_ROMFS,
+    BUDGET_ROMFS_64,
+    BUILD,
+    LOOPBACK,
+    find_micropython,
+    free_port,
+    locate_micropython32,
+    serving_env,
+    word_bits,
+)
 from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes
 
-# The heap the board has for each layout (docs/memory.md): true bytes on the 32-bit port,
-# 32-bit-equivalent K words on the 64-bit one (the issue's figures).
-HEAPS_32 = {"filesystem": "90wK", "romfs": "60wK"}
-HEAPS_64 = {"filesystem": "84wK", "romfs": "64wK"}
-MICROPY32_VAR = "MICROPY32"
+# The heap the board has for each layout: the memory budgets (tools/hostenv.py,
+# docs/memory.md), true bytes on the 32-bit port, K words on the 64-bit one.
+HEAPS_32 = {"filesystem": str(BUDGET_FS), "romfs": str(BUDGET_ROMFS)}
+HEAPS_64 = {"filesystem": BUDGET_FS_64, "romfs": BUDGET_ROMFS_64}
 # The run's settings: the board's defaults (classic 15x15 maze, 4 observers, 20 s idle
 # timeout, 30 s grace) but the shortest cooldown and a short countdown, as tools/mem_budget.py.
 SETTINGS = {"cooldown_ms": 100, "countdown_ms": 300}
@@ -68,22 +78,11 @@ _FINISHED = re.compile(r"^mem: match (\d+) finished \(heap used (\d+), free (\d+
 _MAX_FREE = re.compile(r"max free sz: (\d+)")
 
 
-def word_bits(binary):
-    """The word size of a micropython binary (ask it: the host's CPython may differ)."""
-    out = subprocess.run(
-        [binary, "-c", "import sys; print(64 if sys.maxsize > 2**32 else 32)"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    if out.returncode != 0:
-        raise VirtualBoardError("%s does not run: %s" % (binary, out.stderr.strip()))
-    return int(out.stdout.split()[-1])
-
-
 def pick_binary():
-    """(binary, word bits): $MICROPY32 when set, else the project's unix port."""
-    binary = os.environ.get(MICROPY32_VAR) or find_micropython()
+    """(binary, word bits): the 32-bit unix port when there is one ($MICROPY32, as make mem),
+    else the project's 64-bit one."""
+    binary, _why = locate_micropython32()
+    binary = binary or find_micropython()
     if binary is None:
         raise VirtualBoardError("micropython (unix port) not found: run `make venv`")
     return binary, word_bits(binary)
@@ -171,7 +170,7 @@ def soak(
         "layout": layout,
         "heap_spec": heap,
         "word_bits": bits,
-        "binary": "$%s" % MICROPY32_VAR if os.environ.get(MICROPY32_VAR) else "micropython",
+        "binary": binary,
         "seed": seed,
         "settings": SETTINGS,
         "failures": [],
