@@ -37,7 +37,7 @@ _UPY = """
 import time
 from net import intents
 from net.match_host import MatchHost
-from net.journal import Journal
+from net.resume import resume
 from net.settings import Settings
 
 class Phone:
@@ -79,7 +79,7 @@ def host(folder, countdown=0, players=2):
     settings.countdown_ms = countdown
     h = MatchHost(settings, log=lambda *a: None, ticks_ms=lambda: 0)
     if folder:
-        Journal.resume(h, folder)
+        resume(h, folder)
     for p in [Phone() for _ in range(players)]:
         h.handle(p, intents.parse('{"t":"join","role":"play"}'))
         h.handle(p, intents.parse('{"t":"ready","c":1}'))
@@ -114,7 +114,7 @@ print("RESULT", best["logs"], best["nolog"], best["null"], tail.writes, tail.flu
       main.writes, main.flushes, N)
 t = time.ticks_ms()
 r = host(None, None, 0)  # the preset's countdown, as in the log; nobody joined yet
-Journal.resume(r, "resume")
+resume(r, "resume")
 print("REBUILD", time.ticks_diff(time.ticks_ms(), t), r.paused)
 """
 

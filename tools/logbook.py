@@ -1,9 +1,9 @@
 # Match logs on the host (docs/log.md): read one, check it (the seed commitment, every entry,
 # the replay's digests and result), export it as plain data, and write logs of driven matches
 # for tests and benchmarks. Portable (CPython and the MicroPython unix port: the core tests
-# import it); the reading and the replay are the firmware's own (game.matchlog). The format's
-# numbers are spelled out here again (the firmware keeps them private: docs/log.md is the
-# specification; the round-trip tests check that both agree).
+# import it); the reading and the replay are the firmware's own (game.matchlog, game.replay).
+# The format's numbers are spelled out here again (the firmware keeps them private:
+# docs/log.md is the specification; the round-trip tests check that both agree).
 #
 #   report = check(data)               # data: a log file's bytes -> dict (report["ok"])
 #   data, m = driven_log(seed, "small", 400)   # a finished log of a driven match, and the match
@@ -12,7 +12,8 @@ from binascii import hexlify
 
 from driver import new_match, play
 from game import rules
-from game.matchlog import Header, Replay
+from game.matchlog import Header
+from game.replay import Replay
 
 HEADER = 208  # bytes of the header
 ENTRY = 8  # bytes of an entry
@@ -75,7 +76,7 @@ def read(data):
 
 
 def problem_text(problem):
-    """A replay's first mismatch (game.matchlog.Replay.reason) in words."""
+    """A replay's first mismatch (game.replay.Replay.reason) in words."""
     index, what, expected, got = problem
     if what == REFUSED:
         expected = KIND_NAMES[expected]

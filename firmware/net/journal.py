@@ -3,8 +3,8 @@
 #
 #   journal = Journal(keep, log)                # net.match_host (keep: logs kept on flash)
 #   seed = journal.pick(m)                      # every new match: 16 bytes of os.urandom
-#   resume(host)                                # at boot (net/wiring.py): an interrupted match
-#   journal.route(app)                          # GET /log?n=N: a finished match's log
+#   net.resume.resume(host)                     # at boot (net/wiring.py): an interrupted match
+#   add_log_route(app, journal)                 # GET /log?n=N: a finished match's log
 #
 # Hooks (net/match_host.py): begin() when a match starts, push() for an accepted move or drop
 # BEFORE its ack is posted (and for a forfeit), changed() after every engine call, before
@@ -28,7 +28,7 @@ from binascii import hexlify
 from hashlib import sha256
 
 from game.compat import const
-from game.matchlog import Header, Replay
+from game.matchlog import Header
 from game.rules import CMD_MOVE, FINISHED, WAITING
 from net.frames import frame
 from net.seats import Seat
@@ -248,160 +248,23 @@ class Journal:
         self.main = self.stream = None
         self.used = 0
 
-    def route(self, app):
-        """GET /log?n=N: match N's log, once the match has ended (the log of the match in
-        progress is never served: its header holds the secret seed)."""
-        from microdot import Response
 
-        def logs(request):
-            n = request.args.get("n") or ""
-            name = "%s/match-%s.log" % (self.path, n)
-            try:
-                size = os.stat(name)[6]
-            except OSError:
-                size = -1
-            if not n.isdigit() or int(n) == self.opened or size < 0:
-                return Response(b"", 404)
-            headers = {"Content-Type": "application/octet-stream", "Content-Length": str(size)}
-            return Response(open(name, "rb"), 200, headers)
+def add_log_route(app, journal):
+    """GET /log?n=N: match N's log, once the match has ended (the log of the match in progress
+    is never served: its header holds the secret seed). Run once by the wiring, which then
+    deletes this function (net/wiring.py, drop_boot_code): the handler lives on."""
+    from microdot import Response
 
-        app.route("/" + self.path)(logs)
-
-    # ---- at boot (net/wiring.py) -------------------------------------------------------------
-
-    @staticmethod
-    def resume(host, folder="log"):
-        """The match log at boot (docs/log.md, "Resume"): take the log folder into use; if its
-        newest log is unfinished (a power cut or a reset came in its match), rebuild it and resume
-        its match; delete the oldest logs beyond the number kept. Returns the number of the log
-        resumed, or 0. Whatever the flash holds, the board starts."""
-        j = host.journal
-        resumed = 0
+    def logs(request):
+        n = request.args.get("n") or ""
+        name = "%s/match-%s.log" % (journal.path, n)
         try:
-            try:
-                os.mkdir(folder)
-            except OSError:
-                pass  # it exists
-            j.path = folder
-            logs = []
-            for name in os.listdir(folder):  # match-N.log, match-N.tail, match-N.new
-                k = name[6 : name.find(".")]
-                path = folder + "/" + name
-                if "%s/match-%s.new" % (folder, k) == path:  # a rewrite that did not finish
-                    Journal.remove(path)
-                elif k.isdigit() and "%s/match-%s.log" % (folder, k) == path:
-                    logs.append(int(k))
-            n = j.number = max(logs) if logs else 0
-            for k in logs:  # the oldest beyond the number kept
-                if k <= n - j.size:
-                    Journal.remove("%s/match-%d.log" % (folder, k))
-            if n:
-                try:
-                    resumed = Journal.rebuild(host, folder, n)
-                except ValueError as exc:  # cut while its header was written: never replayed
-                    host.log("log: match log %d removed: %r" % (n, exc))
-                    Journal.remove("%s/match-%d.log" % (folder, n))
-                    Journal.remove("%s/match-%d.tail" % (folder, n))
-                    host.match.reset(j.pick())
-        except Exception as exc:  # the board starts, whatever its flash holds or does
-            host.log("log: no resume: %r" % (exc,))
-        return resumed
-
-    @staticmethod
-    def rebuild(host, folder, n):
-        """Log n, unless it is complete (no tail, a valid end), is rewritten whole from its valid
-        entries (a torn or garbage tail is dropped: written to a new file, then renamed over the
-        log), replaying them onto the host's match; then its match resumes, or the log is closed
-        as abandoned (an end without a result) if it cannot go on."""
-        j = host.journal
-        main = "%s/match-%d.log" % (folder, n)
-        tail = b""
-        try:
-            with open("%s/match-%d.tail" % (folder, n), "rb") as f:
-                tail = f.read(120)
+            size = os.stat(name)[6]
         except OSError:
-            size = os.stat(main)[6]
-            count = (size - 208) // 8
-            if count > 0 and count * 8 + 208 == size:  # no tail: complete if it ends with an end
-                with open(main, "rb") as f:
-                    f.seek(size - 8)
-                    entry = Replay.read(f.read(8), 0, count - 1)
-                if entry is not None and entry[0] == _END:
-                    return 0
-        fresh = "%s/match-%d.new" % (folder, n)
-        Journal.remove(fresh)
-        m = host.match
-        with open(main, "rb") as f:
-            raw = f.read(208)
-            head = Replay.head(raw)
-            params = (m.width, m.height, m.artifact_pairs, m.braid_percent, m.cooldown_ms)
-            same = head.params == params + (m.countdown_ms,)  # else other settings: abandoned
-            rep = Replay(head, m if same else None)
-            out = open(fresh, "ab")
-            out.write(raw)
-            buf = bytearray(8)
-            count = 0
-            while f.readinto(buf) == 8:
-                entry = Replay.read(buf, 0, count)
-                if entry is None:
-                    break  # a torn or garbage entry: nothing after it counts
-                out.write(buf)
-                rep.take(entry)
-                count += 1
-        dropped = os.stat(main)[6] - 208 - count * 8
-        if len(tail) >= 8 and tail[6] << 8 | tail[7] == Header.sum(tail, 0, 6, 0, 0):
-            first = tail[0] << 24 | tail[1] << 16 | tail[2] << 8 | tail[3]
-            for k in range(min(tail[4], _GROUP)):
-                if first + k < count:
-                    continue  # already in the log (a crash between the two writes)
-                entry = Replay.read(tail, 8 + 8 * k, count) if first + k == count else None
-                if entry is None:
-                    break  # a gap or a torn entry
-                out.write(tail[8 + 8 * k : 16 + 8 * k])
-                rep.take(entry)
-                count += 1
-        m = rep.match
-        go_on = same and not rep.done and rep.reason is None
-        if go_on:  # a checkpoint: the digest the match resumes from
-            Header.record(buf, 0, count, _CHECK, 0, 1, m.state_seq & 0xFF, m.digest())
-        else:  # finished (its end was in the tail), or abandoned (an end without a result)
-            Header.record(buf, 0, count, _END, 0, 0, 0, 0)
-        if not rep.done:
-            out.write(buf)
-            count += 1
-        out.close()
-        os.rename(fresh, main)
-        Journal.remove("%s/match-%d.tail" % (folder, n))
-        host.log(
-            "log: match log %d: %d entries, %d bytes dropped, resumed %r %r"
-            % (n, count, dropped, go_on, rep.reason)
-        )
-        if not go_on:
-            host.match.reset(j.pick())
-            return 0
-        j.seed = head.seed
-        j.digest = head.digest
-        j.done = False
-        j.opened = j.used = n
-        j.index = count
-        j.pending = 0
-        j.seq = m.state_seq
-        j.main = open(main, "ab")
-        j.stream = open("%s/match-%d.tail" % (folder, n), "w" + "b")
-        j.flush()
-        host.match_no = head.match_no
-        now = host.ticks_ms()
-        for s in (1, 2):
-            seat = host.seats[s]
-            seat.free()
-            seat.token = ""  # held, by whoever presents a token with this hash (net/seats.py)
-            seat.hashed = hexlify(head.token_hash[s]).decode()
-            seat.name = head.players[s]
-            seat.last_c = rep.last_c[s]
-            seat.accepted = rep.accepted[s]
-            seat.gone_at = now  # the reconnect grace starts at boot for both
-        host._ms = rep.now  # the match clock goes on from the last logged time ...
-        host._ticks = now
-        host.paused = True  # ... once both players are back (Journal.attach)
-        host.views.changed()
-        return n
+            size = -1
+        if not n.isdigit() or int(n) == journal.opened or size < 0:
+            return Response(b"", 404)
+        headers = {"Content-Type": "application/octet-stream", "Content-Length": str(size)}
+        return Response(open(name, "rb"), 200, headers)
+
+    app.route("/" + journal.path)(logs)

@@ -1,10 +1,12 @@
-# The match log's pure half (game/matchlog.py, docs/log.md) on both interpreters: entries and
-# headers round-trip, a changed byte or an entry out of its place is refused, writing an entry
-# allocates nothing, and the replay rebuilds driven matches bit for bit (refused commands and
-# clock-only steps included: what they change is logged as clock advances).
+# The match log's pure half (game/matchlog.py, game/replay.py, docs/log.md) on both
+# interpreters: entries and headers round-trip, a changed byte or an entry out of its place is
+# refused, writing an entry allocates nothing, and the replay rebuilds driven matches bit for
+# bit (refused commands and clock-only steps included: what they change is logged as clock
+# advances).
 from game import rules
 from game.engine import Match
-from game.matchlog import Header, Replay
+from game.matchlog import Header
+from game.replay import Replay
 from harness import heap_locked, is_micropython, raises
 from logbook import (
     CHECK,

@@ -12,7 +12,7 @@ from test_match_host import Clock, FakeSession, make_host, send
 from game import rules
 from game.matchlog import Header
 from logbook import CHECK, END, ENTRY, HEADER, check, client_sequences, durable
-from net.journal import Journal
+from net.resume import resume
 
 
 class _Any:
@@ -41,7 +41,7 @@ class Room:
         self.clock = clock or Clock(1000)
         settings.setdefault("countdown_ms", 300)
         self.host = make_host(self.clock, **settings)
-        self.resumed = Journal.resume(self.host, str(folder))
+        self.resumed = resume(self.host, str(folder))
         self.rng = random.Random(7)
 
     def seat(self):

@@ -11,7 +11,7 @@ SCRIPT = """
 import micropython
 from net import intents
 from net.match_host import MatchHost
-from net.journal import Journal
+from net.resume import resume
 from net.settings import Settings
 
 class Phone:
@@ -26,7 +26,7 @@ settings = Settings()
 settings.preset = "small"
 settings.countdown_ms = 0
 host = MatchHost(settings, log=lambda *a: None, ticks_ms=lambda: 0)
-Journal.resume(host, "log")
+resume(host, "log")
 a, b = Phone(), Phone()
 for phone in (a, b):
     host.handle(phone, intents.parse('{"t":"join","role":"play"}'))

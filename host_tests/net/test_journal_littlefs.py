@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.upy, pytest.mark.slow]
 SCRIPT = """
 import gc, sys, vfs
 from net import intents
-from net.journal import Journal
+from net.resume import resume
 from net.match_host import MatchHost
 from net.settings import Settings
 
@@ -72,7 +72,7 @@ vfs.VfsLfs2.mkfs(flash)
 vfs.mount(vfs.VfsLfs2(flash), "/f")
 clock = Clock()
 h = host(clock)
-Journal.resume(h, "/f/log")
+resume(h, "/f/log")
 phones = (None, Phone(), Phone())
 for s in (1, 2):
     h.handle(phones[s], intents.parse('{"t":"join","role":"play"}'))
@@ -137,7 +137,7 @@ for cut in range(before[0], len(ops) + 1, step):
     vfs.mount(vfs.VfsLfs2(img), "/c")
     clock2 = Clock()
     r = host(clock2)
-    resumed = Journal.resume(r, "/c/log")
+    resumed = resume(r, "/c/log")
     done = sum(1 for a in after if a <= cut)
     started = sum(1 for b in before if b < cut)
     k = r.seats[1].accepted + r.seats[2].accepted if resumed else 0
