@@ -111,7 +111,8 @@ class Journal:
     # ---- hooks of net.match_host ------------------------------------------------------------
 
     def begin(self, host):
-        """The match starts (its countdown): the header to flash, the commitment to all."""
+        """The match starts (its countdown): the header to flash (net.match_host then sends
+        the commitment to all)."""
         self.index = self.pending = 0
         self.seq = host.match.state_seq
         host.paused = False
@@ -128,7 +129,6 @@ class Journal:
                 self.used = n
             except OSError as exc:
                 self._drop(exc)
-        host._send(_TO_ALL, self.fair(host))
 
     def push(self, m, seat, intent):
         """An accepted move or drop (seat's intent, before its last_c moves on): on flash

@@ -337,6 +337,9 @@ class MatchHost:
         self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
         self._after(before, True)
+        # the commitment, after the countdown's event and views (which then go out together,
+        # as without a log) and long before a move can be accepted
+        self._send(_TO_ALL, self.journal.fair(self))
         self._room()
 
     # ---- outbound -----------------------------------------------------------------------------
