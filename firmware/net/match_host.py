@@ -12,7 +12,6 @@
 # Lifecycle: WAITING (seats fill, each player says ready) -> COUNTDOWN -> ACTIVE -> FINISHED
 # (win, draw or forfeit) -> both ask for a rematch -> a new seed, straight into COUNTDOWN.
 import gc
-import os
 
 from game import rules
 from game.compat import const
@@ -21,6 +20,7 @@ from game.projector import OBSERVER, visible
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import frame
+from net.journal import Journal
 from net.seats import Seat
 from net.views import ViewPublisher
 
@@ -67,6 +67,10 @@ class MatchHost:
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
         width, height, pairs, braid, cooldown, countdown = match_parameters(settings)
+        # the match log and the seed commitment (net/journal.py); paused: a match resumed
+        # after a restart waits for both players, its clock stopped
+        self.journal = Journal(getattr(settings, "log_keep", 8), log)
+        self.paused = False
         self.match = Match(self._seed(), width, height, cooldown, countdown, pairs, braid)
         self.views = ViewPublisher(self.match)
         self.max_observers = settings.max_observers
@@ -84,14 +88,15 @@ class MatchHost:
         """Match time: ticks_ms differences summed (ticks_ms wraps on the board, the sum does
         not), clamped to the engine's limit (12 days into one match)."""
         t = self.ticks_ms()
-        self._ms += self.ticks_diff(t, self._ticks)
+        if not self.paused:
+            self._ms += self.ticks_diff(t, self._ticks)
         self._ticks = t
         if self._ms > _CLOCK_LIMIT:
             self._ms = _CLOCK_LIMIT
         return self._ms
 
     def _seed(self):
-        return int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
+        return self.journal.pick()  # 16 random bytes, committed to; 30 bits reach the engine
 
     # ---- who is who -------------------------------------------------------------------------
 
@@ -162,7 +167,7 @@ class MatchHost:
             self._bind(session, seat)
             if intent.name:
                 seat.name = intent.name
-            session.post(frame(self._welcome(seat, True)))
+            session.post(frame(self.journal.welcome(seat, self._welcome(seat, True))))
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
             seat = None
@@ -177,6 +182,7 @@ class MatchHost:
             self._bind(session, seat)
             session.post(frame(self._welcome(seat, False)))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
+        self.journal.attach(self, session)
         self._room()
         self._maybe_start()
 
@@ -238,6 +244,9 @@ class MatchHost:
         if m.phase != _COUNTDOWN and m.phase != _ACTIVE:
             self._err(session, c, rules.CODE_NAMES[rules.PHASE])
             return
+        if self.paused:
+            self._err(session, c, "RESTART_PAUSE")  # until both players are back (docs/log.md)
+            return
         before = m.state_seq
         if kind == intents.MOVE:
             code = m.enqueue(seat.number, rules.CMD_MOVE, intent.direction, self.now_ms())
@@ -246,6 +255,7 @@ class MatchHost:
         if code == rules.OK:
             code = m.process()  # the FIFO never holds more than this one entry
         if code == rules.OK:
+            self.journal.push(m, seat, intent)  # on flash before the ack
             seat.last_c = c
             seat.accepted += 1
             # the seat's own count: the engine's command sequence would tell how many
@@ -289,9 +299,13 @@ class MatchHost:
 
     def _expire(self, seat):
         m = self.match
+        if self.paused and self.journal.abort(self):
+            return
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq
             code = m.forfeit(seat.number, self.now_ms())
+            if code == rules.OK:
+                self.journal.push(m, seat, None)  # the forfeit, on flash
             self._after(before)
             if code == rules.EXITED:
                 return  # already out of the maze: the finish window decides; free it later
@@ -320,14 +334,19 @@ class MatchHost:
         self._ticks = self.ticks_ms()
         before = m.state_seq
         m.start(0)
+        self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
         self._after(before, True)
+        # the commitment, after the countdown's event and views (which then go out together,
+        # as without a log) and long before a move can be accepted
+        self._send(_TO_ALL, self.journal.fair(self))
         self._room()
 
     # ---- outbound -----------------------------------------------------------------------------
 
     def _after(self, before, changed=False):
         """After an engine call: route its events, and publish views if state changed."""
+        self.journal.changed(self)  # what changed is on flash before anyone hears of it
         if self.match.ev_count:
             self._route_events()
         if changed or self.match.state_seq != before:

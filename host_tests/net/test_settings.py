@@ -59,6 +59,7 @@ DEFAULTS = (
     ("reconnect_grace_ms", 30000),
     ("idle_timeout_ms", 20000),
     ("watchdog_ms", 0),  # off unless set (docs/hardware.md)
+    ("log_keep", 8),  # match logs kept on flash (docs/log.md)
 )
 
 
