@@ -13,6 +13,7 @@
 # (win, draw or forfeit) -> both ask for a rematch -> a new seed, straight into COUNTDOWN.
 import gc
 import os
+from binascii import hexlify
 
 from game import rules
 from game.compat import const
@@ -35,6 +36,7 @@ _WAITING = rules.WAITING
 # Who hears an event: bit 1 seat 1, bit 2 seat 2, bit 4 the observers.
 _TO_ALL = const(7)
 _TO_OBS = const(4)
+_RUN = const(256)  # cells per maze message at the end of a match (small, under 512 bytes)
 
 
 def match_parameters(settings):
@@ -66,6 +68,13 @@ class MatchHost:
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
+        self.boot = hexlify(os.urandom(4)).decode()  # tells a board restart from a reconnect
+        # per seat, this match: accepted moves, and the cells stood on (a bitset) for the end
+        self.moves = [0, 0, 0]
+        size = (width * height + 7) >> 3
+        self.trail = (None, bytearray(size), bytearray(size))
+        self.score = [0, 0, 0]  # wins per seat while both seats stay held ([0]: draws)
+        self.names = ("", "")  # who played the last finished match
         self._ms = 0  # match milliseconds since the countdown began
         self._ticks = ticks_ms()
 
@@ -136,7 +145,7 @@ class MatchHost:
                 return
             self.observers.append(session)
             self.views.attach(session, OBSERVER)
-            session.post(frame(messages.welcome_observer(self.match_no, self.match, self.idle_ms)))
+            session.post(frame(messages.welcome_observer(self)))
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:
             seat = self._seat_for(intent.token)
@@ -152,7 +161,7 @@ class MatchHost:
             self._bind(session, seat)
             if intent.name:
                 seat.name = intent.name
-            session.post(frame(self._welcome(seat, True)))
+            session.post(frame(messages.welcome_player(self, seat, True)))
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
             seat = None
@@ -165,15 +174,12 @@ class MatchHost:
                 return
             seat.take(intent.name)
             self._bind(session, seat)
-            session.post(frame(self._welcome(seat, False)))
+            session.post(frame(messages.welcome_player(self, seat, False)))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
+        if self.match.phase == _FINISHED:
+            self._end(session)
         self._room()
         self._maybe_start()
-
-    def _welcome(self, seat, resumed):
-        return messages.welcome_player(
-            seat, resumed, self.match_no, self.match, self.idle_ms, self.grace_ms
-        )
 
     def _refuse_full(self, session):
         self._err(session, -1, intents.ROOM_FULL)
@@ -233,6 +239,9 @@ class MatchHost:
         if code == rules.OK:
             seat.last_c = c
             session.post(frame(messages.ack_move(c, cs)))
+            if kind == intents.MOVE:
+                self.moves[seat.number] += 1
+                self._mark(seat.number)
         else:
             self._err(session, c, rules.CODE_NAMES[code])
         self._after(before)
@@ -279,6 +288,7 @@ class MatchHost:
                 return  # already out of the maze: the finish window decides; free it later
             self.log("game: seat %d forfeits" % seat.number)
         seat.free()
+        self.score = [0, 0, 0]
         self.log("game: seat %d free" % seat.number)
         self._room()
 
@@ -296,6 +306,12 @@ class MatchHost:
             return
         s1.want = False
         s2.want = False
+        for number in (1, 2):
+            bits = self.trail[number]
+            for i in range(len(bits)):
+                bits[i] = 0
+            self.moves[number] = 0
+            self._mark(number)
         self._ms = 0
         self._ticks = self.ticks_ms()
         before = m.state_seq
@@ -313,8 +329,33 @@ class MatchHost:
         if changed or self.match.state_seq != before:
             self.views.changed()
             if self.match.phase == _FINISHED:
+                self.score[self.match.winner] += 1
+                self.names = (self.seats[1].name, self.seats[2].name)
+                self._end(None)
+                self._room()  # the series score
                 # the heap between matches: what stays, and how fragmented it is
                 heap_report("match %d finished" % self.match_no, self.log)
+
+    def _mark(self, number):
+        cell = self.match.pos[number]
+        self.trail[number][cell >> 3] |= 1 << (cell & 7)
+
+    def _end(self, to):
+        """The end of a match, to `to` or (None) everyone: the figures, then the whole maze
+        and both paths (docs/protocol.md, "End of a match")."""
+        n = self.match_no
+        size = len(self.match.cells)
+        self._out(to, messages.end(self))
+        for first in range(0, size, _RUN):
+            self._out(to, messages.maze(n, self.match.cells, first, min(_RUN, size - first)))
+        for number in (1, 2):
+            self._out(to, messages.path(n, number, self.trail[number]))
+
+    def _out(self, to, text):
+        if to is None:
+            self._send(_TO_ALL, text)
+        else:
+            to.post(frame(text))
 
     def _send(self, mask, text):
         data = frame(text)
@@ -358,10 +399,7 @@ class MatchHost:
 
     def _room(self):
         """The public lobby line (names, presence, ready flags) to everyone joined."""
-        text = messages.room(
-            self.match_no, self.match.phase, self.seats, len(self.observers), self.max_observers
-        )
-        self._send(_TO_ALL, text)
+        self._send(_TO_ALL, messages.room(self))
 
     # ---- figures ------------------------------------------------------------------------------
 

@@ -3,8 +3,11 @@
 # text; who receives it is decided by net.match_host, the framing by net.frames. Field order is
 # fixed here, never by a dict. docs/protocol.md describes every message.
 import json
+from binascii import hexlify
 
 from game import rules
+
+_HEX = b"0123456789abcdef"
 
 
 def _bool(value):
@@ -37,23 +40,27 @@ def err(c, code):
     return '{"t":"err","code":"%s"}' % code
 
 
-def _match_fields(match_no, match, idle_ms):
-    # what every welcome carries about the match and the connection
-    return '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d' % (
-        match_no,
-        match.width,
-        match.height,
-        match.cooldown_ms,
-        match.countdown_ms,
-        idle_ms,
+def _match_fields(host):
+    # what every welcome carries about the match and the connection; "at": the match clock
+    # now (ms since the countdown began, -1 outside a running match), "boot": this board run
+    m = host.match
+    return '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d,"at":%d,"boot":"%s"' % (
+        host.match_no,
+        m.width,
+        m.height,
+        m.cooldown_ms,
+        m.countdown_ms,
+        host.idle_ms,
+        host.now_ms() if m.phase == rules.COUNTDOWN or m.phase == rules.ACTIVE else -1,
+        host.boot,
     )
 
 
-def welcome_observer(match_no, match, idle_ms):
-    return '{"t":"welcome","role":"watch","seat":0,%s}' % _match_fields(match_no, match, idle_ms)
+def welcome_observer(host):
+    return '{"t":"welcome","role":"watch","seat":0,%s}' % _match_fields(host)
 
 
-def welcome_player(seat, resumed, match_no, match, idle_ms, grace_ms):
+def welcome_player(host, seat, resumed):
     return (
         '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,%s,"grace":%d}'
         % (
@@ -61,33 +68,77 @@ def welcome_player(seat, resumed, match_no, match, idle_ms, grace_ms):
             seat.token,
             seat.last_c,
             _bool(resumed),
-            _match_fields(match_no, match, idle_ms),
-            grace_ms,
+            _match_fields(host),
+            host.grace_ms,
         )
     )
 
 
-def room(match_no, phase, seats, observers, max_observers):
-    """The public lobby line: names, presence and ready flags of both seats (seats[1] and
-    seats[2], net.seats.Seat), the phase and the number of observers."""
-    parts = []
+def room(host):
+    """The public lobby line: names, presence and ready flags of both seats (net.seats.Seat),
+    the ms left of an away player's grace period, the phase, the observers, the series score."""
+    parts = ["null", "null"]
+    now = host.ticks_ms()
     for number in (1, 2):
-        seat = seats[number]
-        if seat.token is None:
-            parts.append("null")
-        else:
-            parts.append(
-                '{"seat":%d,"name":%s,"on":%s,"ready":%s}'
-                % (number, json.dumps(seat.name), _bool(seat.session), _bool(seat.want))
+        seat = host.seats[number]
+        if seat.token is not None:
+            text = '{"seat":%d,"name":%s,"on":%s,"ready":%s' % (
+                number,
+                json.dumps(seat.name),
+                _bool(seat.session),
+                _bool(seat.want),
             )
-    return '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d}' % (
-        match_no,
-        rules.PHASE_NAMES[phase],
+            if seat.session is None:
+                text += ',"left":%d' % max(0, host.grace_ms - host.ticks_diff(now, seat.gone_at))
+            parts[number - 1] = text + "}"
+    return '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d,"sc":[%d,%d]}' % (
+        host.match_no,
+        rules.PHASE_NAMES[host.match.phase],
         parts[0],
         parts[1],
-        observers,
-        max_observers,
+        len(host.observers),
+        host.max_observers,
+        host.score[1],
+        host.score[2],
     )
+
+
+def end(host):
+    """After a match: the result, the names it was played by, each seat's time out of the
+    maze (ms after GO, -1 = not out), moves, and the match's length (ms after GO)."""
+    m = host.match
+    cd = m.countdown_ms
+    t1 = m.exit_time[1]
+    t2 = m.exit_time[2]
+    return (
+        '{"t":"end","mn":%d,"res":"%s","win":%d,"names":[%s,%s],"ms":[%d,%d],"mv":[%d,%d],'
+        '"dur":%d}'
+        % (
+            host.match_no,
+            rules.RESULT_NAMES[m.result],
+            m.winner,
+            json.dumps(host.names[0]),
+            json.dumps(host.names[1]),
+            t1 - cd if t1 >= 0 else -1,
+            t2 - cd if t2 >= 0 else -1,
+            host.moves[1],
+            host.moves[2],
+            max(0, m.now - cd),
+        )
+    )
+
+
+def maze(match_no, cells, first, count):
+    """A run of the finished match's maze, one hex digit of passage flags per cell."""
+    run = bytearray(count)
+    for i in range(count):
+        run[i] = _HEX[cells[first + i]]
+    return '{"t":"maze","mn":%d,"c":[%d,"%s"]}' % (match_no, first, run.decode())
+
+
+def path(match_no, seat, bits):
+    """The cells a seat stood on in the finished match: bit (cell & 7) of byte (cell >> 3)."""
+    return '{"t":"path","mn":%d,"seat":%d,"b":"%s"}' % (match_no, seat, hexlify(bits).decode())
 
 
 def event(match, i):

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from bots import DIRS, path
 from game import rules
 from net import intents
 from net.compat import ticks_diff
@@ -242,3 +243,129 @@ def test_room_full_refusals_close_with_4003():
     send(host, o1, '{"t":"join","role":"watch"}')
     assert send(host, o2, '{"t":"join","role":"watch"}')["code"] == "ROOM_FULL"
     assert o2.killed[0] == 4003
+
+
+# ---- the end of a match, the series score, presence (docs/protocol.md, "End of a match") ----
+
+
+def walk_host(host, clock, session, seat, goal, c, avoid=()):
+    """Walk seat to goal with move intents (the engine's maze, bots.path); returns (c, cells
+    stood on)."""
+    m = host.match
+    cells = dict(enumerate(m.cells))
+    route = path(cells, m.width, m.height, m.pos[seat], goal, avoid) or path(
+        cells, m.width, m.height, m.pos[seat], goal
+    )
+    stood = []
+    for d in route:
+        clock.wait(150)
+        c += 1
+        send(host, session, '{"t":"move","c":%d,"d":"%s"}' % (c, DIRS[d]))
+        assert [f["t"] for f in session.frames if f.get("c") == c] == ["ack"]
+        stood.append(m.pos[seat])
+        if m.inventory[seat] not in (0, seat):
+            c += 1
+            send(host, session, '{"t":"drop","c":%d}' % c)
+    return c, stood
+
+
+def test_end_of_a_win_figures_maze_paths_and_series_score():
+    clock = Clock(0)
+    host = make_host(clock, countdown_ms=0)
+    a, b = seated_pair(host)
+    obs = FakeSession()
+    send(host, obs, '{"t":"join","role":"watch"}')
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    m = host.match
+    start = m.pos[1]
+    c, stood = walk_host(host, clock, a, 1, m.key_location(1)[0], 1, (m.key_location(2)[0],))
+    while m.inventory[1] != 1:  # a meeting could have sent it back to where it was picked up
+        c, more = walk_host(host, clock, a, 1, m.key_location(1)[0], c)
+        stood += more
+    c, more = walk_host(host, clock, a, 1, m.exit_cell(1), c)
+    stood += more
+    clock.wait(150)
+    c += 1
+    send(host, a, '{"t":"move","c":%d,"d":"%s"}' % (c, DIRS[m.exit_direction(1)]))
+    moves = len(stood) + 1  # the step out counts too
+    clock.wait(201)
+    host.tick()
+    assert m.result == rules.RESULT_WIN and m.winner == 1
+    for s in (a, b, obs):
+        end = s.last("end")
+        assert end == {
+            "t": "end",
+            "mn": 1,
+            "res": "win",
+            "win": 1,
+            "names": ["ann", "bob"],
+            "ms": [m.exit_time[1], -1],
+            "mv": [moves, 0],
+            "dur": m.now,
+        }
+        # the whole maze, one hex digit per cell, in runs under 512 bytes
+        runs = [f for f in s.frames if f["t"] == "maze"]
+        text = "".join(f["c"][1] for f in runs)
+        assert [f["c"][0] for f in runs] == list(range(0, len(text), 256))
+        assert text == "".join("%x" % f for f in m.cells)
+        # both paths: every cell stood on, and nothing else
+        paths = {f["seat"]: bytes.fromhex(f["b"]) for f in s.frames if f["t"] == "path"}
+        on = [i for i in range(m.width * m.height) if paths[1][i >> 3] >> (i & 7) & 1]
+        assert on == sorted(set(stood + [start]))
+        assert [i for i in range(m.width * m.height) if paths[2][i >> 3] >> (i & 7) & 1] == [
+            m.start_cell[2]
+        ]
+        order = [f["t"] for f in s.frames]
+        assert order.index("end") > max(i for i, f in enumerate(s.frames) if f["t"] == "ev")
+    # a room line right after the end: the series score, the phase
+    assert a.last("room")["sc"] == [1, 0] and a.last("room")["ph"] == "finished"
+    assert [f["t"] for f in a.frames][-1] == "room"
+    # the rematch: a fresh count of moves, the score kept
+    send(host, a, '{"t":"rematch","c":%d}' % (c + 1))
+    send(host, b, '{"t":"rematch","c":2}')
+    assert m.phase == rules.ACTIVE and host.match_no == 2
+    assert a.last("room")["sc"] == [1, 0] and a.last("room")["mn"] == 2
+    assert host.moves == [0, 0, 0]
+    # a late spectator joining a running match is told the match clock
+    clock.wait(1234)
+    late = FakeSession()
+    send(host, late, '{"t":"join","role":"watch"}')
+    assert late.last("welcome")["at"] == 1234 and late.last("end") is None
+    assert late.last("welcome")["boot"] == a.last("welcome")["boot"]
+    assert len(a.last("welcome")["boot"]) == 8
+
+
+def test_forfeit_keeps_the_names_and_a_late_joiner_gets_the_end():
+    clock = Clock(0)
+    host = make_host(clock, countdown_ms=0)
+    a, b = seated_pair(host)
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    assert send(host, b, '{"t":"leave","c":2}') == {"t": "ack", "c": 2}
+    host.detach(b)
+    host.tick()
+    assert host.match.result == rules.RESULT_FORFEIT
+    end = a.last("end")
+    assert end["res"] == "forfeit" and end["win"] == 1 and end["names"] == ["ann", "bob"]
+    room = a.last("room")
+    assert room["p"][1] is None and room["sc"] == [0, 0]  # a freed seat ends the series
+    carl = FakeSession()
+    send(host, carl, '{"t":"join","role":"play","name":"carl"}')
+    kinds = [f["t"] for f in carl.frames]
+    assert kinds[:2] == ["welcome", "end"] and "maze" in kinds and kinds.count("path") == 2
+    assert carl.last("end")["names"] == ["ann", "bob"]  # who played it, not who sits now
+
+
+def test_an_away_player_s_grace_shows_in_the_room_line():
+    clock = Clock(0)
+    host = make_host(clock, countdown_ms=0)
+    a, b = seated_pair(host)
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    host.detach(b)
+    assert a.last("room")["p"][1]["on"] is False and a.last("room")["p"][1]["left"] == 30000
+    assert "left" not in a.last("room")["p"][0]
+    clock.wait(12000)
+    send(host, FakeSession(), '{"t":"join","role":"watch"}')  # anything that sends a room line
+    assert a.last("room")["p"][1]["left"] == 18000
