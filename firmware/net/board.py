@@ -154,7 +154,7 @@ def wire(step=_collect):
         info["dns_ignored"] = dns.ignored
         return info
 
-    portal.add_portal_routes(app, url)
+    portal.add_portal_routes(app, url, WEB_DIR)
     portal.add_status_route(app, status)
     portal.add_client_routes(app, WEB_DIR)
     step("routes (4) and handlers")
