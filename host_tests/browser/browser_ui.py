@@ -31,8 +31,11 @@ LAUNCH_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-PHONE = "Galaxy S5"  # Playwright's descriptor: 360x640 CSS px, mobile, touch
+PHONE = "Galaxy S5"  # Playwright's descriptor: 360x640 CSS px, mobile, touch (a small phone)
+PIXEL = "Pixel 7"  # 412x839 CSS px (412x915 screen), mobile, touch
+IPHONE = "iPhone 13"  # 390x664 CSS px (390x844 screen), mobile, touch; Chromium all the same
 TV = {"viewport": {"width": 1280, "height": 720}}  # the spectator screen on the table
+TV_1080 = {"viewport": {"width": 1920, "height": 1080}}  # a 1080p television
 WAIT_MS = 10_000  # default for every wait on the page (conditions, never fixed sleeps)
 # For waits on a chain of states that a loaded machine may take long to reach: bounds a hang,
 # it is not a pace the page must keep.
@@ -49,8 +52,9 @@ class BrowserKit:
         self.pw = pw
         self.chromium = chromium
 
-    def phone(self, url, **extra):
-        options = dict(self.pw.devices[PHONE])
+    def phone(self, url, device=PHONE, **extra):
+        options = dict(self.pw.devices[device])
+        options.pop("default_browser_type", None)  # always Chromium, whatever the device
         options.update(extra)
         return Phone(self.chromium.new_context(**options), url)
 
@@ -59,10 +63,16 @@ class BrowserKit:
         options.update(extra)
         return Phone(self.chromium.new_context(**options), url)
 
+    def tv(self, url, **extra):
+        options = dict(TV_1080)
+        options.update(extra)
+        return Phone(self.chromium.new_context(**options), url)
+
 
 class Phone:
-    def __init__(self, context, url):
+    def __init__(self, context, url, tab_of=None):
         self.context = context
+        self.tab_of = tab_of  # another tab of the same browser: closing it closes only the tab
         self.url = url
         self.page = context.new_page()
         self.page.set_default_timeout(WAIT_MS)
@@ -75,7 +85,25 @@ class Phone:
         self.page.goto(url)
 
     def close(self):
-        self.context.close()
+        if self.tab_of is None:
+            self.context.close()
+        elif not self.page.is_closed():
+            self.page.close()
+
+    def tab(self, url=None):
+        """Another tab of the same browser (same localStorage, its own sessionStorage)."""
+        return Phone(self.context, url or self.url, tab_of=self)
+
+    def seat_token(self):
+        """The seat token of this tab (sessionStorage), or None."""
+        return self.page.evaluate("(JSON.parse(sessionStorage.getItem('md')) || {}).tok || null")
+
+    def stored_seats(self):
+        """{token: stored identity} of the seats this browser keeps (localStorage md:<token>)."""
+        return self.page.evaluate(
+            "Object.fromEntries(Object.keys(localStorage).filter((k) => k.startsWith('md:'))"
+            ".map((k) => [k.slice(3), JSON.parse(localStorage.getItem(k))]))"
+        )
 
     # ---- what the page says ----------------------------------------------------------------
 
