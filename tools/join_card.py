@@ -66,7 +66,7 @@ def board_url(settings):
 
 
 def wifi_payload(ssid, password):
-    """The Wi-Fi QR text: WIFI:T:WPA;S:...;P:...;; with ; , : \\ " escaped."""
+    """The Wi-Fi QR text: WIFI:T:WPA;S:...;P:...;; with ; : \\ " escaped (segno)."""
     return _segno().helpers.make_wifi_data(ssid=ssid, password=password, security="WPA")
 
 
@@ -82,6 +82,19 @@ def qr_svg(text):
         buf, kind="svg", xmldecl=False, svgns=True, omitsize=True, border=4, nl=False, title=None
     )
     return buf.getvalue()
+
+
+def lan_address():
+    """This machine's address on its local network (the interface of its default route), or
+    127.0.0.1 without one. Nothing is sent: connecting a UDP socket only picks the route."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
+            return s.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
 
 
 def join_info(settings, ssid=None, url=None):
@@ -257,7 +270,11 @@ def main(argv=None):
     parser.add_argument("--ssid", help="the network name, when settings.json has none")
     parser.add_argument("--url", help="the game's address (default http://192.168.4.1/)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for the card files")
+    parser.add_argument("--lan-address", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.lan_address:  # for tools/run_host.sh (make run LAN=1)
+        print(lan_address())
+        return 0
     try:
         ssid, password, url = join_info(read_settings(args.settings), args.ssid, args.url)
         written = write_card(args.out, ssid, password, url)

@@ -10,6 +10,9 @@
 #                                  gives 0.0.0.0: phones on this network can join, and the
 #                                  game's address is this machine's LAN address, printed with
 #                                  a QR code to scan)
+#   MAZE_ADDRESS                   the address players open (default: the LAN address with
+#                                  0.0.0.0, else MAZE_BIND); printed with a QR code to scan
+#                                  when it is not the bind address
 #   MAZE_FLASH_DIR                 flash root to use (default: a new temporary directory, removed
 #                                  on exit); put a settings.json there to try settings
 #   MAZE_HEAP                      micropython -X heapsize (default: the board heap,
@@ -52,20 +55,15 @@ if [ ! -f "${MICRODOT_DIR:-}/microdot.py" ]; then
     exit 1
 fi
 
-# The address players open: this machine's LAN address when serving every interface (the
-# board's own address stand-in reports it, so the portal redirects to it), else the bind one.
-if [ "$MAZE_BIND" = "0.0.0.0" ]; then
-    MAZE_ADDRESS=$("${PYTHON:-python3}" -c '
-import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-try:
-    s.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
-    print(s.getsockname()[0])
-except OSError:
-    print("127.0.0.1")
-')
-else
-    MAZE_ADDRESS=$MAZE_BIND
+# The address players open: given (MAZE_ADDRESS), else this machine's LAN address when serving
+# every interface, else the bind address. The host board's stand-in for the access point
+# reports it, so the portal redirects other host names to it, as a board does to 192.168.4.1.
+if [ -z "${MAZE_ADDRESS:-}" ]; then
+    if [ "$MAZE_BIND" = "0.0.0.0" ]; then
+        MAZE_ADDRESS=$("${PYTHON:-python3}" "$ROOT/tools/join_card.py" --lan-address)
+    else
+        MAZE_ADDRESS=$MAZE_BIND
+    fi
 fi
 export MAZE_ADDRESS
 if [ "$MAZE_HTTP_PORT" = 80 ]; then URL="http://$MAZE_ADDRESS/"; else URL="http://$MAZE_ADDRESS:$MAZE_HTTP_PORT/"; fi
@@ -132,7 +130,7 @@ fi
 
 echo "host board: flash $FLASH, heap $MAZE_HEAP, http $MAZE_BIND:$MAZE_HTTP_PORT," \
     "dns $MAZE_BIND:$MAZE_DNS_PORT" >&2
-if [ "$MAZE_BIND" = "0.0.0.0" ]; then
+if [ "$MAZE_ADDRESS" != "$MAZE_BIND" ]; then
     echo "host board: phones on this network open $URL (TV: ${URL}#watch); scan:" >&2
     "${PYTHON:-python3}" -c 'import segno, sys; segno.make(sys.argv[1]).terminal(compact=True)' \
         "$URL" >&2 2>/dev/null || true
