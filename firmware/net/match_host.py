@@ -13,7 +13,6 @@
 # (win, draw or forfeit) -> both ask for a rematch -> a new seed, straight into COUNTDOWN.
 import gc
 import os
-from binascii import hexlify
 
 from game import rules
 from game.compat import const
@@ -68,13 +67,12 @@ class MatchHost:
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
-        self.boot = hexlify(os.urandom(4)).decode()  # tells a board restart from a reconnect
-        # per seat, this match: accepted moves, and the cells stood on (a bitset) for the end
+        self.boot = self._seed()  # tells a board restart from a reconnect
+        # per seat, this match: accepted moves, and the cells stood on (seat 1's bitset, then
+        # seat 2's) for the end of the match
         self.moves = [0, 0, 0]
-        size = (width * height + 7) >> 3
-        self.trail = (None, bytearray(size), bytearray(size))
+        self.trail = bytearray(2 * ((width * height + 7) >> 3))
         self.score = [0, 0, 0]  # wins per seat while both seats stay held ([0]: draws)
-        self.names = ("", "")  # who played the last finished match
         self._ms = 0  # match milliseconds since the countdown began
         self._ticks = ticks_ms()
 
@@ -306,10 +304,9 @@ class MatchHost:
             return
         s1.want = False
         s2.want = False
+        for i in range(len(self.trail)):
+            self.trail[i] = 0
         for number in (1, 2):
-            bits = self.trail[number]
-            for i in range(len(bits)):
-                bits[i] = 0
             self.moves[number] = 0
             self._mark(number)
         self._ms = 0
@@ -330,7 +327,6 @@ class MatchHost:
             self.views.changed()
             if self.match.phase == _FINISHED:
                 self.score[self.match.winner] += 1
-                self.names = (self.seats[1].name, self.seats[2].name)
                 self._end(None)
                 self._room()  # the series score
                 # the heap between matches: what stays, and how fragmented it is
@@ -338,27 +334,22 @@ class MatchHost:
 
     def _mark(self, number):
         cell = self.match.pos[number]
-        self.trail[number][cell >> 3] |= 1 << (cell & 7)
+        self.trail[(number - 1) * (len(self.trail) >> 1) + (cell >> 3)] |= 1 << (cell & 7)
 
     def _end(self, to):
-        """The end of a match, to `to` or (None) everyone: the figures, then the whole maze
-        and both paths (docs/protocol.md, "End of a match")."""
-        n = self.match_no
+        """The end of a match, to `to` or (None) everyone: its figures, the whole maze and
+        both paths (docs/protocol.md, "End of a match")."""
         size = len(self.match.cells)
-        self._out(to, messages.end(self))
         for first in range(0, size, _RUN):
-            self._out(to, messages.maze(n, self.match.cells, first, min(_RUN, size - first)))
-        for number in (1, 2):
-            self._out(to, messages.path(n, number, self.trail[number]))
+            data = messages.maze(self, first, min(_RUN, size - first))
+            if to is None:
+                self._send(_TO_ALL, data)
+            else:
+                to.post(data)
 
-    def _out(self, to, text):
-        if to is None:
-            self._send(_TO_ALL, text)
-        else:
-            to.post(frame(text))
-
-    def _send(self, mask, text):
-        data = frame(text)
+    def _send(self, mask, data):
+        if type(data) is str:
+            data = frame(data)
         if mask & 1 and self.seats[1].session is not None:
             self.seats[1].session.post(data)
         if mask & 2 and self.seats[2].session is not None:

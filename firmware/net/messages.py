@@ -3,11 +3,12 @@
 # text; who receives it is decided by net.match_host, the framing by net.frames. Field order is
 # fixed here, never by a dict. docs/protocol.md describes every message.
 import json
-from binascii import hexlify
 
 from game import rules
+from net.frames import put_header
 
-_HEX = b"0123456789abcdef"
+# one character per cell of the revealed maze: 64 values, all plain in a JSON string
+_CELL = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 
 def _bool(value):
@@ -42,16 +43,16 @@ def err(c, code):
 
 def _match_fields(host):
     # what every welcome carries about the match and the connection; "at": the match clock
-    # now (ms since the countdown began, -1 outside a running match), "boot": this board run
+    # now (ms since the countdown began; meaningful while the match runs), "boot": this run
     m = host.match
-    return '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d,"at":%d,"boot":"%s"' % (
+    return '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d,"at":%d,"boot":%d' % (
         host.match_no,
         m.width,
         m.height,
         m.cooldown_ms,
         m.countdown_ms,
         host.idle_ms,
-        host.now_ms() if m.phase == rules.COUNTDOWN or m.phase == rules.ACTIVE else -1,
+        host.now_ms(),
         host.boot,
     )
 
@@ -103,42 +104,37 @@ def room(host):
     )
 
 
-def end(host):
-    """After a match: the result, the names it was played by, each seat's time out of the
-    maze (ms after GO, -1 = not out), moves, and the match's length (ms after GO)."""
+def maze(host, first, count):
+    """One complete text frame (net.frames), written straight into one buffer: a run of the
+    finished match's cells, one character of _CELL each, for passage flags + 16 if seat 1
+    stood there + 32 if seat 2 did (host.trail: a bitset per seat), with the match's figures:
+    the seats' exit times and its end (match ms), their moves."""
     m = host.match
-    cd = m.countdown_ms
-    t1 = m.exit_time[1]
-    t2 = m.exit_time[2]
-    return (
-        '{"t":"end","mn":%d,"res":"%s","win":%d,"names":[%s,%s],"ms":[%d,%d],"mv":[%d,%d],'
-        '"dur":%d}'
-        % (
-            host.match_no,
-            rules.RESULT_NAMES[m.result],
-            m.winner,
-            json.dumps(host.names[0]),
-            json.dumps(host.names[1]),
-            t1 - cd if t1 >= 0 else -1,
-            t2 - cd if t2 >= 0 else -1,
-            host.moves[1],
-            host.moves[2],
-            max(0, m.now - cd),
-        )
+    head = b'{"t":"maze","mn":%d,"xt":[%d,%d],"mv":[%d,%d],"end":%d,"c":[%d,"' % (
+        host.match_no,
+        m.exit_time[1],
+        m.exit_time[2],
+        host.moves[1],
+        host.moves[2],
+        m.now,
+        first,
     )
-
-
-def maze(match_no, cells, first, count):
-    """A run of the finished match's maze, one hex digit of passage flags per cell."""
-    run = bytearray(count)
-    for i in range(count):
-        run[i] = _HEX[cells[first + i]]
-    return '{"t":"maze","mn":%d,"c":[%d,"%s"]}' % (match_no, first, run.decode())
-
-
-def path(match_no, seat, bits):
-    """The cells a seat stood on in the finished match: bit (cell & 7) of byte (cell >> 3)."""
-    return '{"t":"path","mn":%d,"seat":%d,"b":"%s"}' % (match_no, seat, hexlify(bits).decode())
+    n = len(head) + count + 3
+    out = bytearray(n + (2 if n < 126 else 4))
+    at = put_header(out, n)
+    out[at : at + len(head)] = head
+    at += len(head)
+    trail = host.trail
+    half = len(trail) >> 1
+    for i in range(first, first + count):
+        k = i >> 3
+        bit = 1 << (i & 7)
+        out[at] = _CELL[
+            m.cells[i] | (16 if trail[k] & bit else 0) | (32 if trail[half + k] & bit else 0)
+        ]
+        at += 1
+    out[at:] = b'"]}'
+    return out
 
 
 def event(match, i):

@@ -12,22 +12,13 @@ import os
 
 from microdot import Response
 
+_APPLE = b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"
 # Probe path -> (status, content type, body). Matched on the path alone, whatever the Host.
 PROBES = (
     ("/generate_204", 204, None, b""),  # Android, ChromeOS (connectivitycheck.gstatic.com)
     ("/gen_204", 204, None, b""),  # older Android / Chrome builds
-    (
-        "/hotspot-detect.html",  # Apple iOS / macOS (captive.apple.com)
-        200,
-        "text/html",
-        b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>",
-    ),
-    (
-        "/library/test/success.html",  # older Apple (www.apple.com)
-        200,
-        "text/html",
-        b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>",
-    ),
+    ("/hotspot-detect.html", 200, "text/html", _APPLE),  # Apple iOS / macOS (captive.apple.com)
+    ("/library/test/success.html", 200, "text/html", _APPLE),  # older Apple (www.apple.com)
     ("/connecttest.txt", 200, "text/plain", b"Microsoft Connect Test"),  # Windows 10/11
     ("/ncsi.txt", 200, "text/plain", b"Microsoft NCSI"),  # older Windows
     (

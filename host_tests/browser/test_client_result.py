@@ -140,6 +140,8 @@ def test_a_party_match_on_two_phones_and_a_tv(browser, board):
         cs = cell_size(ann, w)
         centre = [(compass1 % w + 0.5) * cs, (compass1 // w + 0.5) * cs]
         assert pixel_share(ann, P1, [centre]) == 1  # the compass's needle, in her colour
+        ann.shot("party-play")
+        tv.shot("party-tv-play")
         # Her key (a buzz), her exit (it opens: a buzz), out (a buzz): she wins.
         walk(ann, maze, key1, avoid=(key2,))
         ann.wait_attr("key", "1")
