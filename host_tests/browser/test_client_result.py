@@ -11,10 +11,16 @@ from browser_ui import IPHONE, PIXEL, find_object, free_steps, observe, path, wa
 
 pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
 
-# navigator.vibrate as a recorder: the tests read window.__buzz
-BUZZ = (
-    "navigator.vibrate = (p) => { (window.__buzz = window.__buzz || []).push(p); return true; };"
-)
+# navigator.vibrate as a recorder (window.__buzz), and everything the live region said
+# (window.__said)
+BUZZ = """
+navigator.vibrate = (p) => { (window.__buzz = window.__buzz || []).push(p); return true; };
+document.addEventListener("DOMContentLoaded", () => {
+  const say = document.getElementById("say");
+  window.__said = [];
+  new MutationObserver(() => window.__said.push(say.textContent))
+    .observe(say, { childList: true, characterData: true, subtree: true });
+});"""
 P1 = (0x4C, 0xC3, 0xFF)  # seat 1's colour on the map
 
 
@@ -120,6 +126,23 @@ def test_a_party_match_on_two_phones_and_a_tv(browser, board):
         ys = [y for y in range(int(max(0, py - rad) * cs), int(min(h, py + rad + 1) * cs))]
         assert pixel_share(tv, P1, [[x, y] for y in ys]) > 0.4
 
+        # Each phone tells its player whose key came into sight first, and says so when it is
+        # the other player's (the usual first surprise).
+        for phone, seat in ((ann, 1), (bob, 2)):
+            first_key = next(
+                (
+                    o[1]
+                    for _, _, way, m in phone.frames
+                    if way == "recv" and m and m.get("t") == "view"
+                    for o in m.get("o", [])
+                    if o[0] == 0
+                ),
+                None,
+            )
+            if first_key is not None:
+                phone.wait_attr("hint", first_key)
+                hint = "That key is the other player's. Yours shows a %d." % seat
+                assert (hint in phone.page.evaluate("window.__said")) == (first_key != seat)
         # Bob takes two steps (his moves are counted at the end).
         for d in free_steps(maze, bob.pos(), keys, 2):
             bob.move(d, "pad")
