@@ -35,7 +35,6 @@ _WAITING = rules.WAITING
 # Who hears an event: bit 1 seat 1, bit 2 seat 2, bit 4 the observers.
 _TO_ALL = const(7)
 _TO_OBS = const(4)
-_RUN = const(256)  # cells per maze message at the end of a match (small, under 512 bytes)
 
 
 def match_parameters(settings):
@@ -72,6 +71,7 @@ class MatchHost:
         # seat 2's) for the end of the match
         self.moves = [0, 0, 0]
         self.trail = bytearray(2 * ((width * height + 7) >> 3))
+        self.reveal = messages.maze_buffers(width * height)  # the end's frames, made now
         self.score = [0, 0, 0]  # wins per seat while both seats stay held ([0]: draws)
         self._ms = 0  # match milliseconds since the countdown began
         self._ticks = ticks_ms()
@@ -339,9 +339,8 @@ class MatchHost:
     def _end(self, to):
         """The end of a match, to `to` or (None) everyone: its figures, the whole maze and
         both paths (docs/protocol.md, "End of a match")."""
-        size = len(self.match.cells)
-        for first in range(0, size, _RUN):
-            data = messages.maze(self, first, min(_RUN, size - first))
+        for k in range(len(self.reveal)):
+            data = messages.maze(self, k)
             if to is None:
                 self._send(_TO_ALL, data)
             else:

@@ -5,10 +5,13 @@
 import json
 
 from game import rules
+from game.compat import const
 from net.frames import put_header
 
 # one character per cell of the revealed maze: 64 values, all plain in a JSON string
 _CELL = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_RUN = const(256)  # cells per maze message at the end of a match (a message under 512 bytes)
+_HEAD = const(128)  # bytes for the longest head of a maze message (8 numbers of 10 digits)
 
 
 def _bool(value):
@@ -104,12 +107,21 @@ def room(host):
     )
 
 
-def maze(host, first, count):
-    """One complete text frame (net.frames), written straight into one buffer: a run of the
-    finished match's cells, one character of _CELL each, for passage flags + 16 if seat 1
-    stood there + 32 if seat 2 did (host.trail: a bitset per seat), with the match's figures:
-    the seats' exit times and its end (match ms), their moves."""
+def maze_buffers(cells):
+    """The frames of the maze messages for a maze of `cells` cells, made once with the host:
+    the end of a match then writes them and allocates nothing large (a fragmented heap may
+    have no few hundred bytes in one piece by then)."""
+    return [bytearray(4 + _HEAD + min(_RUN, cells - first) + 3) for first in range(0, cells, _RUN)]
+
+
+def maze(host, k):
+    """Maze message k, written into its frame host.reveal[k]: a run of the finished match's
+    cells, one character of _CELL each, for passage flags + 16 if seat 1 stood there + 32 if
+    seat 2 did (host.trail: a bitset per seat), with the match's figures: the seats' exit
+    times and its end (match ms), their moves. Spaces after the JSON fill the frame."""
     m = host.match
+    out = host.reveal[k]
+    first = k * _RUN
     head = b'{"t":"maze","mn":%d,"xt":[%d,%d],"mv":[%d,%d],"end":%d,"c":[%d,"' % (
         host.match_no,
         m.exit_time[1],
@@ -119,21 +131,21 @@ def maze(host, first, count):
         m.now,
         first,
     )
-    n = len(head) + count + 3
-    out = bytearray(n + (2 if n < 126 else 4))
-    at = put_header(out, n)
-    out[at : at + len(head)] = head
-    at += len(head)
+    put_header(out, len(out) - 4)  # always 126 bytes or more: a 4-byte header
+    at = 4 + len(head)
+    out[4:at] = head
     trail = host.trail
     half = len(trail) >> 1
-    for i in range(first, first + count):
-        k = i >> 3
+    for i in range(first, first + len(out) - 7 - _HEAD):
+        j = i >> 3
         bit = 1 << (i & 7)
         out[at] = _CELL[
-            m.cells[i] | (16 if trail[k] & bit else 0) | (32 if trail[half + k] & bit else 0)
+            m.cells[i] | (16 if trail[j] & bit else 0) | (32 if trail[half + j] & bit else 0)
         ]
         at += 1
-    out[at:] = b'"]}'
+    out[at : at + 3] = b'"]}'
+    for i in range(at + 3, len(out)):
+        out[i] = 32
     return out
 
 
