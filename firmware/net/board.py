@@ -179,7 +179,23 @@ async def main():
     print(
         "http: serving on %s:%d; players open %s" % (board.bind, board.config.http_port, board.url)
     )
+    forget_wiring()
     await board.server.run(board.bind, board.config.http_port)
+
+
+# What only start-up runs. Once the board serves, run() drops these functions (here and in the
+# main module, which re-exports wire), so that their bytecode, in the heap when the code runs
+# from the filesystem, is collected. The tools call wire() themselves and keep them.
+_START_ONLY = ("wire", "bring_up", "host_overrides", "forget", "code_line", "heap_line")
+
+
+def forget_wiring():
+    for name in ("__main__", "main", "net.board"):
+        module = sys.modules.get(name)
+        for attr in _START_ONLY:
+            if module is not None and attr in module.__dict__:
+                delattr(module, attr)
+    gc.collect()
 
 
 def run():

@@ -11,7 +11,10 @@ from net.frames import put_header
 # one character per cell of the revealed maze: 64 values, all plain in a JSON string
 _CELL = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _RUN = const(256)  # cells per maze message at the end of a match (a message under 512 bytes)
-_HEAD = const(128)  # bytes for the longest head of a maze message (8 numbers of 10 digits)
+# The head of a maze message: every number in a field of 10 (JSON allows the spaces; no number
+# the board keeps reaches 2**31), so every head is _HEAD bytes long and each frame is made once.
+_MAZE = b'{"t":"maze","mn":%10d,"xt":[%10d,%10d],"mv":[%10d,%10d],"end":%10d,"c":[%4d,"'
+_HEAD = const(114)
 
 
 def _bool(value):
@@ -118,11 +121,11 @@ def maze(host, k):
     """Maze message k, written into its frame host.reveal[k]: a run of the finished match's
     cells, one character of _CELL each, for passage flags + 16 if seat 1 stood there + 32 if
     seat 2 did (host.trail: a bitset per seat), with the match's figures: the seats' exit
-    times and its end (match ms), their moves. Spaces after the JSON fill the frame."""
+    times and its end (match ms), their moves."""
     m = host.match
     out = host.reveal[k]
     first = k * _RUN
-    head = b'{"t":"maze","mn":%d,"xt":[%d,%d],"mv":[%d,%d],"end":%d,"c":[%d,"' % (
+    head = _MAZE % (
         host.match_no,
         m.exit_time[1],
         m.exit_time[2],
@@ -132,8 +135,8 @@ def maze(host, k):
         first,
     )
     put_header(out, len(out) - 4)  # always 126 bytes or more: a 4-byte header
-    at = 4 + len(head)
-    out[4:at] = head
+    out[4 : 4 + _HEAD] = head
+    at = 4 + _HEAD
     trail = host.trail
     half = len(trail) >> 1
     for i in range(first, first + len(out) - 7 - _HEAD):
@@ -143,9 +146,7 @@ def maze(host, k):
             m.cells[i] | (16 if trail[j] & bit else 0) | (32 if trail[half + j] & bit else 0)
         ]
         at += 1
-    out[at : at + 3] = b'"]}'
-    for i in range(at + 3, len(out)):
-        out[i] = 32
+    out[at:] = b'"]}'
     return out
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from bots import DIRS, path
 from game import rules
-from net import intents
+from net import intents, messages
 from net.compat import ticks_diff
 from net.match_host import NO_ROLE, OBSERVER, MatchHost
 from net.settings import Settings
@@ -360,3 +360,9 @@ def test_an_away_player_s_grace_shows_in_the_room_line():
     clock.wait(12000)
     send(host, FakeSession(), '{"t":"join","role":"watch"}')  # anything that sends a room line
     assert a.last("room")["p"][1]["left"] == 18000
+
+
+def test_every_maze_head_has_the_same_length():
+    # the frames of the maze messages are made once: their head never changes length
+    for values in ((1, -1, -1, 0, 0, 0, 0), (2**31 - 1,) * 6 + (9999,), (-1,) * 7):
+        assert len(messages._MAZE % values) == messages._HEAD
