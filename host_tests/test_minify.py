@@ -149,7 +149,7 @@ def test_what_is_renamed_and_what_stays(programs):
     assert any(line.startswith("global _") and line.endswith(" _PRIVATE") for line in lines)
     assert "def run()" in renamed["main.py"]  # an entry point's names stay, and so do those
     assert "def make_counters(" in renamed["pkg/things.py"]  # it imports from the program
-    for kept in ("json.dumps", "getattr(", "'label'", "format(who=", "const(7)", "from pkg"):
+    for kept in ("json.dumps", "getattr(", "'label'", "format(who=", "from pkg"):
         assert kept in code, kept
 
 
@@ -169,9 +169,27 @@ def test_locals_never_take_a_module_const_name():
     sources = {
         "m.py": "from micropython import const\nTOP = const(1)\n"
         "def f(width, height):\n    area = width * height\n    return area + TOP\n"
+        "RESULT = f(2, 3)\n"
     }
     renamed, _ = minify.minify(sources)
     text = renamed["m.py"]
     const_name = text.split(" = const(")[0].split()[-1]
     body = text.split("def ")[1]
     assert const_name + " =" not in body
+
+
+def test_public_consts_are_folded_into_their_values_everywhere():
+    sources = {
+        "pkg/__init__.py": "",
+        "pkg/k.py": "from micropython import const\nLIMIT = const(7)\nTWICE = const(LIMIT * 2)\n",
+        "pkg/use.py": "from pkg import k\nfrom pkg.k import LIMIT\n"
+        "def f(x, limit=LIMIT):\n    return x + k.TWICE + limit\n"
+        "RESULT = f(1)\n",
+    }
+    renamed, _ = minify.minify(sources)
+    assert "LIMIT" not in renamed["pkg/use.py"] and "TWICE" not in renamed["pkg/use.py"]
+    assert "const(7)" not in renamed["pkg/k.py"]  # the global is gone
+    assert "14" in renamed["pkg/use.py"] and "7" in renamed["pkg/use.py"]
+    namespace = {}
+    exec(renamed["pkg/use.py"].replace("from pkg import k\n", ""), namespace)
+    assert namespace[[n for n in namespace if namespace[n] == 22][0]] == 22  # 1 + 14 + 7

@@ -39,7 +39,7 @@ class GameClient(WsGameClient):
             reply = await self.intent("move", d=d)
             if not (retry_cooldown and reply.get("code") == "COOLDOWN"):
                 return reply
-            await asyncio.sleep(0.03)
+            await asyncio.sleep(0.08)  # a retry pace well under the inbound rate limit
 
     # ---- waiting -----------------------------------------------------------------------------
 

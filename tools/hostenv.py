@@ -71,7 +71,7 @@ def free_port(kind=socket.SOCK_STREAM):
 
 def serving_env(http_port, dns_port):
     """The environment that makes the firmware serve on these loopback ports (see
-    net.board.host_overrides)."""
+    net.wiring.host_overrides)."""
     return {
         "MAZE_HTTP_PORT": str(http_port),
         "MAZE_DNS_PORT": str(dns_port),

@@ -403,7 +403,7 @@ _last = [_used()]
 import asyncio, time
 _part('asyncio')
 import main
-_part('main.py (compiled from source) and net.board (the wiring)')
+_part('main.py (compiled from source) and net.board')
 _board = main.wire(_part)
 micropython.qstr_info()
 """

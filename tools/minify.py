@@ -21,6 +21,12 @@ of the firmware's string literals (a name that is also a string may be looked up
 getattr/setattr/hasattr, or be a settings field or a JSON key). A private constant stays
 private (`_a`): `_NAME = const(...)` must keep its underscore to stay inlined.
 
+Two more things make the image smaller: a public `NAME = const(number)` is folded into its
+value everywhere (`from game.rules import OK` and `rules.OK` become `0`, and the global, its
+dictionary entry and its name are gone; MicroPython folds only private `_NAME` consts, and
+only inside their module), and functions nothing refers to (test and tool helpers) are left
+out.
+
 The renaming is written beside the image (NAMES.txt), to read a board's tracebacks.
 """
 
@@ -349,6 +355,7 @@ class Plan:
                     for target in node.targets:
                         if isinstance(target, ast.Name) and target.id.startswith("_"):
                             self.private_consts.add(target.id)
+        self.consts, self.const_module = _public_consts(program, keep)
         # a parameter passed by keyword under a name that stays (short, or kept) keeps it in
         # its function: no global may take that name, or the parameter would hide it
         staying = {k for k in keywords & params if len(k) <= 2 or not self.renamable(k)}
@@ -416,6 +423,18 @@ class Renamer(ast.NodeTransformer):
         # the module made a const() is a compile error, and a local would hide the global)
         bound = _scope_bindings(plan.program.trees[path].body)[0]
         self.module_names = {self._global_new(name) for name in bound} | set(bound)
+        # public const() globals folded into their value: those this module defines or imports
+        # from their module (so `from game.rules import OK` and `rules.OK` become 0)
+        module = plan.program.module_of[path]
+        self.consts = set()
+        for name, home in plan.const_module.items():
+            if home == module:
+                self.consts.add(name)
+        for node in plan.program.trees[path].body:
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                for alias in node.names:
+                    if plan.const_module.get(alias.name) == node.module and not alias.asname:
+                        self.consts.add(alias.name)
 
     # -- name resolution --
 
@@ -438,17 +457,43 @@ class Renamer(ast.NodeTransformer):
             return name
         return self._global_new(name)
 
+    def _is_global(self, name):
+        """True when name, read here, is the module's global (no local, enclosing or class
+        binding hides it)."""
+        scope = self.scope
+        if scope.kind == "class":
+            if name in scope.class_bound:
+                return False
+            scope = scope.parent
+        while scope is not None and scope.kind == "function":
+            if name in scope.names:
+                return False
+            scope = scope.parent
+            while scope is not None and scope.kind == "class":
+                scope = scope.parent
+        return True
+
     # -- visitors --
 
     def visit_Name(self, node):
         store = isinstance(node.ctx, (ast.Store, ast.Del))
         old = node.id
+        if not store and old in self.consts and self._is_global(old):
+            return ast.copy_location(ast.Constant(self.plan.consts[old]), node)
         node.id = self._resolve(old, store)
         if self.scope.kind == "class" and store:
             self.scope.class_bound.add(old)
         return node
 
     def visit_Attribute(self, node):
+        base = node.value
+        if (
+            isinstance(base, ast.Name)
+            and base.id in self.aliases
+            and self.plan.const_module.get(node.attr) == self.aliases[base.id]
+            and isinstance(node.ctx, ast.Load)
+        ):
+            return ast.copy_location(ast.Constant(self.plan.consts[node.attr]), node)
         self.generic_visit(node)
         base = node.value
         if isinstance(base, ast.Name) and base.id in self.aliases:
@@ -477,6 +522,14 @@ class Renamer(ast.NodeTransformer):
 
     def visit_ImportFrom(self, node):
         ours = node.module and node.level == 0 and self.plan.program.is_module(node.module)
+        if ours:
+            node.names = [
+                alias
+                for alias in node.names
+                if not (self.plan.const_module.get(alias.name) == node.module and not alias.asname)
+            ]
+            if not node.names:
+                return None  # every name it brought was a folded const
         for alias in node.names:
             if not ours or self.plan.program.is_module(node.module + "." + alias.name):
                 continue
@@ -503,6 +556,18 @@ class Renamer(ast.NodeTransformer):
         node.names = [self._resolve(name) for name in node.names]
         return node
 
+    def visit_Assign(self, node):
+        if (
+            self.scope.kind == "module"
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and self.plan.const_module.get(node.targets[0].id)
+            == self.plan.program.module_of[self.path]
+        ):
+            return None  # a folded const: every use now holds its value
+        self.generic_visit(node)
+        return node
+
     def visit_ClassDef(self, node):
         node.bases = [self.visit(b) for b in node.bases]
         node.keywords = [self.visit(k) for k in node.keywords]
@@ -518,11 +583,10 @@ class Renamer(ast.NodeTransformer):
     def _function(self, node, name_attr=True):
         # decorators, defaults and annotations belong to the enclosing scope
         args = node.args
-        for default in args.defaults:
-            self.visit(default)
-        for default in args.kw_defaults:
-            if default is not None:
-                self.visit(default)
+        args.defaults = [self.visit(default) for default in args.defaults]
+        args.kw_defaults = [
+            None if default is None else self.visit(default) for default in args.kw_defaults
+        ]
         if hasattr(node, "decorator_list"):
             node.decorator_list = [self.visit(d) for d in node.decorator_list]
         if name_attr:
@@ -642,6 +706,73 @@ class Renamer(ast.NodeTransformer):
         return mapping
 
 
+def _const_value(node, known):
+    """The int value of a const() argument made of int literals, known consts and + - * // <<
+    >> | & ~, or None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Invert)):
+        value = _const_value(node.operand, known)
+        if value is None:
+            return None
+        return -value if isinstance(node.op, ast.USub) else ~value
+    if isinstance(node, ast.BinOp):
+        a = _const_value(node.left, known)
+        b = _const_value(node.right, known)
+        if a is None or b is None:
+            return None
+        for kind, fn in (
+            (ast.Add, lambda x, y: x + y),
+            (ast.Sub, lambda x, y: x - y),
+            (ast.Mult, lambda x, y: x * y),
+            (ast.FloorDiv, lambda x, y: x // y),
+            (ast.LShift, lambda x, y: x << y),
+            (ast.RShift, lambda x, y: x >> y),
+            (ast.BitOr, lambda x, y: x | y),
+            (ast.BitAnd, lambda x, y: x & y),
+        ):
+            if isinstance(node.op, kind):
+                return fn(a, b)
+    return None
+
+
+def _public_consts(program, keep):
+    """({name: value}, {name: module}) of the public `NAME = const(...)` globals that can be
+    folded into their value everywhere: an int, defined once in the program, never named by a
+    string (which could look it up)."""
+    values, homes, twice = {}, {}, set()
+    for path, tree in program.trees.items():
+        known = {}
+        for node in tree.body:
+            if not (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)
+                and node.value.func.id == "const"
+                and len(node.value.args) == 1
+            ):
+                continue
+            name = node.targets[0].id
+            value = _const_value(node.value.args[0], known)
+            if value is None:
+                continue
+            known[name] = value
+            if name.startswith("_") or name in keep:
+                continue
+            if name in homes:
+                twice.add(name)
+            values[name] = value
+            homes[name] = program.module_of[path]
+    for name in twice:
+        del values[name]
+        del homes[name]
+    return values, homes
+
+
 def _all_args(args):
     out = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
     if args.vararg:
@@ -706,6 +837,7 @@ def minify(sources, extra_sources=(), entry_points=("boot.py", "main.py"), keep_
     for path in entry_points:
         if path in program.trees:
             keep |= set(_scope_bindings(program.trees[path].body)[0])
+    removed = shake(program.trees.values(), keep)
     plan = Plan(program, keep)
     out = {}
     for path, tree in program.trees.items():
@@ -713,7 +845,7 @@ def minify(sources, extra_sources=(), entry_points=("boot.py", "main.py"), keep_
         _drop_docstring(tree)
         ast.fix_missing_locations(tree)
         out[path] = ast.unparse(tree) + "\n"
-    report = []
+    report = ["removed %s" % name for name in sorted(removed)]
     for title, mapping in (
         ("global", plan.globals),
         ("attribute", plan.attrs),
@@ -722,6 +854,45 @@ def minify(sources, extra_sources=(), entry_points=("boot.py", "main.py"), keep_
         for old, new in sorted(mapping.items()):
             report.append("%s %s %s" % (title, new, old))
     return out, report
+
+
+def shake(trees, keep):
+    """Take out the functions and methods nothing in the program refers to (by name, as an
+    attribute, or in a string), until none is left: test and tool helpers that the board
+    never calls cost it heap for nothing. Dunder methods and kept names stay. Returns the
+    names removed."""
+    removed = set()
+    while True:
+        used = set(keep)
+        for tree in trees:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name):
+                    used.add(node.id)
+                elif isinstance(node, ast.Attribute):
+                    used.add(node.attr)
+                elif isinstance(node, ast.alias):
+                    used.add(node.name)
+                    used.add(node.asname or node.name)
+        found = False
+        for tree in trees:
+            for node in ast.walk(tree):
+                body = getattr(node, "body", None)
+                if not isinstance(node, (ast.Module, ast.ClassDef)) or not body:
+                    continue
+                kept = []
+                for stmt in body:
+                    if (
+                        isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and stmt.name not in used
+                        and not _is_dunder(stmt.name)
+                    ):
+                        removed.add(stmt.name)
+                        found = True
+                        continue
+                    kept.append(stmt)
+                node.body = kept or [ast.Pass()]
+        if not found:
+            return removed
 
 
 def hostboard_sources():

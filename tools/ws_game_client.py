@@ -44,6 +44,7 @@ class WsGameClient:
         self._c = 0
         self._ping_c = PING_C
         self._tasks = []
+        self.source = None  # a local address to connect from (e.g. "127.0.0.2"), or None
 
     # ---- hooks -------------------------------------------------------------------------------
 
@@ -72,12 +73,14 @@ class WsGameClient:
     # ---- connection --------------------------------------------------------------------------
 
     async def connect(self):
+        extra = {"local_addr": (self.source, 0)} if self.source else {}
         self.ws = await websockets.connect(
             self.url,
             ping_interval=None,
             max_size=2**16,
             open_timeout=self.open_timeout,
             close_timeout=2,
+            **extra,
         )
         self._tasks.append(asyncio.create_task(self._reader()))
         if self.heartbeat_s:

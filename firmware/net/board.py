@@ -1,201 +1,12 @@
-# The board's wiring: settings -> access point -> captive DNS -> Microdot app -> servers.
-# main.py (the entry point the board runs after boot.py) calls run(); `wire()` builds
-# everything the board serves, in order, and is also what `make mem --parts` runs
-# (tools/mem_budget.py), with a hook that measures the heap after each step. This lives in a
-# compiled module rather than in main.py because a board compiles main.py from source at
-# every boot and keeps its bytecode in the heap even when the rest of the code runs from
-# flash (ROMFS, frozen).
-# Host runs (tools/run_host.sh, unix port) may override through environment variables:
-# MAZE_HTTP_PORT and MAZE_DNS_PORT replace the ports from settings.json, MAZE_BIND the
-# listening address (default 0.0.0.0). The board has no environment, so none of this applies.
-#
-# Memory (docs/memory.md): the modules only needed at start (net.settings, net.access_point)
-# are imported inside bring_up() and dropped from sys.modules once the AP runs, so their
-# bytecode is collected; the settings live on as a plain Config. The long-lived modules are
-# imported after that, each followed by a collection, so short-lived import garbage never
-# sits between them. The heap figures are printed at start and served on /status.
-
+# The board's program: build everything with net.wiring, drop that module (its code is needed
+# once), start the tasks and serve until the board stops. main.py calls run().
 import asyncio
-import gc
 import micropython
-import sys
-import time
-
-WEB_DIR = "web"  # phone client files, beside settings.json at the flash root
-HTTP_SPARE = 4  # open sockets beyond the game's sessions: page loads, /status, probes
-_BOOT_ONLY = ("net.settings", "net.access_point", "machine")
 
 
-class Config:
-    """The checked settings as plain attributes (one per field of net.settings.FIELDS)."""
-
-
-def host_overrides():
-    """(settings overrides, bind address) from the environment, where there is one."""
-    import os
-
-    getenv = getattr(os, "getenv", None)
-    overrides = {}
-    if getenv is None:
-        return overrides, "0.0.0.0"
-    for var, field in (("MAZE_HTTP_PORT", "http_port"), ("MAZE_DNS_PORT", "dns_port")):
-        value = getenv(var)
-        if value is not None:
-            # digits become a number; anything else is passed on and reported by the check
-            overrides[field] = int(value) if value.isdigit() else value
-    return overrides, getenv("MAZE_BIND") or "0.0.0.0"
-
-
-def bring_up():
-    """Settings and the access point: (Config, address, bind). Drops what only this needed."""
-    from net.access_point import start_access_point
-    from net.settings import load_settings
-
-    overrides, bind = host_overrides()
-    settings, problems = load_settings(overrides=overrides)
-    for problem in problems:
-        print("settings:", problem)
-    address = start_access_point(settings, print)
-    config = Config()
-    for name, value in settings.pairs():
-        setattr(config, name, value)
-    return config, address, bind
-
-
-def forget(names):
-    """Drop modules from sys.modules and their package, so their code can be collected.
-    (`machine` is built in on the board, never in sys.modules; on the unix port it is a .py
-    stand-in that only boot.py and the settings need.)"""
-    for name in names:
-        if sys.modules.pop(name, None) is not None and "." in name:
-            package, _, attr = name.rpartition(".")
-            parent = sys.modules.get(package)
-            if parent is not None and attr in parent.__dict__:
-                delattr(parent, attr)
-
-
-def code_line():
-    """Where the game's code was imported from: /rom (ROMFS: bytecode runs in place from
-    flash), .frozen (baked into the firmware) or the filesystem (.mpy copied into the heap)."""
-    where = getattr(sys.modules.get("net.gateway"), "__file__", "?")
-    return "code: net.gateway from %s" % where
-
-
-def heap_line(label):
-    gc.collect()
-    return "mem: %s: heap used %d, free %d" % (label, gc.mem_alloc(), gc.mem_free())
-
-
-def _collect(step):
-    gc.collect()
-
-
-# The long-lived modules, imported in this order by wire() (each followed by a collection).
-_LONG_LIVED = (
-    "microdot",
-    "game.engine",
-    "game.projector",
-    "net.intents",
-    "net.messages",
-    "net.frames",
-    "net.views",
-    "net.match_host",
-    "net.gateway",
-    "net.server",
-    "net.portal",
-    "net.captive_dns",
-)
-
-
-class Wiring:
-    """What wire() built: the settings, the app, the game gateway, the DNS responder."""
-
-
-def wire(step=_collect):
-    """Build the whole board (nothing runs yet); step(name) is called after every stage,
-    with the stage's garbage still to be collected (the default collects it)."""
-    config, address, bind = bring_up()
-    step("boot-only modules (settings, access point), while loaded")
-    import network  # the board's built-in (a stand-in on the unix port), for the station count
-
-    wlan = network.WLAN(network.AP_IF)
-    forget(_BOOT_ONLY)
-    step("after dropping them (their qstrs stay)")
-    for name in _LONG_LIVED:
-        __import__(name)
-        step(name)
-    from microdot import Microdot
-
-    from net import portal
-    from net.captive_dns import CaptiveDns
-    from net.gateway import Gateway
-    from net.server import Server
-
-    dns = CaptiveDns(address, config.dns_port, bind)
-    url = portal.board_url(address, config.http_port)
-    started = time.ticks_ms()
-    app = Microdot()
-    game = Gateway(config, print)
-    server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
-    step("objects: Match, Projector, Gateway buffers, CaptiveDns")
-
-    def status():
-        gc.collect()  # the figures portal adds (mem_free, mem_alloc) are then live data only
-        try:
-            stations = len(wlan.status("stations"))
-        except (AttributeError, ValueError, TypeError, OSError):
-            stations = -1
-        info = game.status()
-        info["ssid"] = config.ssid
-        info["preset"] = config.preset
-        info["uptime_ms"] = time.ticks_diff(time.ticks_ms(), started)
-        info["stations"] = stations
-        info["dns_answered"] = dns.answered
-        info["dns_ignored"] = dns.ignored
-        return info
-
-    portal.add_portal_routes(app, url, WEB_DIR)
-    portal.add_status_route(app, status)
-    portal.add_client_routes(app, WEB_DIR)
-    step("routes (4) and handlers")
-    wiring = Wiring()
-    wiring.config = config
-    wiring.bind = bind
-    wiring.url = url
-    wiring.app = app
-    wiring.game = game
-    wiring.dns = dns
-    wiring.server = server
-    return wiring
-
-
-async def main():
-    board = wire()
-    asyncio.create_task(board.dns.run())
-    asyncio.create_task(board.game.run())
-    print(code_line())
-    print(heap_line("ready"))
-    micropython.mem_info()  # on the board: total/used/free and the largest free block
-    print(
-        "http: serving on %s:%d; players open %s" % (board.bind, board.config.http_port, board.url)
-    )
-    forget_wiring()
-    await board.server.run(board.bind, board.config.http_port)
-
-
-# What only start-up runs. Once the board serves, run() drops these functions (here and in the
-# main module, which re-exports wire), so that their bytecode, in the heap when the code runs
-# from the filesystem, is collected. The tools call wire() themselves and keep them.
-_START_ONLY = ("wire", "bring_up", "host_overrides", "forget", "code_line", "heap_line")
-
-
-def forget_wiring():
-    for name in ("__main__", "main", "net.board"):
-        module = sys.modules.get(name)
-        for attr in _START_ONLY:
-            if module is not None and attr in module.__dict__:
-                delattr(module, attr)
-    gc.collect()
+class Board:
+    """What net.wiring built: config, bind, url, app, game (the gateway), dns, server, and what
+    /status reports besides (wlan, started)."""
 
 
 def run():
@@ -203,3 +14,26 @@ def run():
         asyncio.run(main())
     except KeyboardInterrupt:  # Ctrl-C on the host, or at the board's REPL
         print("stopped")
+
+
+async def main():
+    board = _start()
+    await board.server.run(board.bind, board.config.http_port)
+
+
+def _start():
+    # In a frame of its own that ends before the servers run: nothing of net.wiring stays
+    # referenced (the collector also scans the dead stack slots of a live frame).
+    from net import wiring
+
+    board = wiring.wire()
+    asyncio.create_task(board.dns.run())
+    asyncio.create_task(board.game.run())
+    print(wiring.code_line())
+    wiring.forget(("net.wiring",))
+    print(wiring.heap_line("ready"))
+    micropython.mem_info()  # on the board: total/used/free and the largest free block
+    print(
+        "http: serving on %s:%d; players open %s" % (board.bind, board.config.http_port, board.url)
+    )
+    return board

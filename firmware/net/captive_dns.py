@@ -15,7 +15,8 @@ import select
 import socket
 
 from game.compat import const
-from net.compat import sleep_ms
+from net.compat import sleep_ms, ticks_ms
+from net.limits import SourceLimit, source_of
 
 _HEADER = const(12)
 MAX_QUERY = const(512)  # classic DNS-over-UDP size; bytes past it are dropped unread
@@ -23,6 +24,12 @@ _MAX_NAME = const(255)  # wire length of a name, root label included
 MAX_REPLY = const(_HEADER + _MAX_NAME + 4 + 16)  # question echoed + one A record
 _POLL_MS = const(50)  # idle poll period: DNS waits at most this long, phones time out after 1 s+
 _BURST = const(8)  # packets served per wake-up, so a query flood cannot starve the game
+# Queries per source address, a token bucket (net/limits.py): a phone asks a handful of names
+# when it joins and now and then after; beyond _SOURCE_BURST, then _SOURCE_PER_S, its queries
+# are dropped unanswered (counted as ignored), as a resolver expects of a busy server.
+_SOURCE_BURST = const(40)
+_SOURCE_PER_S = const(20)
+_SOURCES = const(8)
 
 _TYPE_A = const(1)
 _CLASS_IN = const(1)
@@ -123,7 +130,8 @@ class CaptiveDns:
         self.port = port
         self.bind = bind
         self.answered = 0  # replies sent (A or empty)
-        self.ignored = 0  # packets dropped as malformed or not a query
+        self.ignored = 0  # packets dropped: malformed, not a query, or over the source's rate
+        self.sources = SourceLimit(_SOURCE_BURST, _SOURCE_PER_S, _SOURCES)
 
     def handle(self, query, n, out):
         """Reply length for the first `n` bytes of `query` (written into `out`), or 0."""
@@ -165,6 +173,9 @@ class CaptiveDns:
                         query, peer = sock.recvfrom(MAX_QUERY)
                     except OSError:  # gone between poll and read
                         break
+                    if not self.sources.take(source_of(peer), ticks_ms()):
+                        self.ignored += 1
+                        continue
                     length = self.handle(query, len(query), out)
                     if length:
                         try:

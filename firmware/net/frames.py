@@ -20,24 +20,63 @@ OP_PONG = const(10)
 
 # Close codes (RFC 6455 and the 4000-4999 application range), see docs/protocol.md.
 CLOSE_NORMAL = const(1000)
-CLOSE_PROTOCOL = const(1002)  # unmasked client frame, reserved bits, unknown opcode
-CLOSE_UNSUPPORTED = const(1003)  # fragmented (continuation) frames
+CLOSE_PROTOCOL = const(1002)  # unmasked or malformed frame, bad close code (RFC 6455 5.x, 7.4)
+CLOSE_UNSUPPORTED = const(1003)  # fragmented (continuation) data frames
+CLOSE_BAD_DATA = const(1007)  # a text frame or close reason that is not valid UTF-8
+CLOSE_POLICY = const(1008)  # a client that kept sending over its rate limit
 CLOSE_TOO_LARGE = const(1009)  # a frame over MAX_MESSAGE bytes
 CLOSE_INTERNAL = const(1011)  # the server failed on a message
-CLOSE_IDLE = const(4000)  # nothing received for idle_timeout_ms
+CLOSE_IDLE = const(4000)  # nothing received for idle_timeout_ms, or a frame left unfinished
 CLOSE_REPLACED = const(4001)  # the seat's token was presented on a newer connection
+CLOSE_NO_JOIN = const(4002)  # no successful join within JOIN_MS of the upgrade
 CLOSE_ROOM_FULL = const(4003)  # no free seat or observer place
 CLOSE_SLOW = const(4008)  # the client stopped reading; its mailbox overflowed
+_CONTROL_MAX = const(125)  # payload bytes of a control frame (RFC 6455 5.5)
 
 
 def head_close_code(b0, b1):
     """The close code a client frame starting with bytes b0, b1 gets before its payload is
-    read, or 0 if it may be read. (The payload length is checked by payload_length.)"""
+    read, or 0 if it may be read. (Data payload lengths are checked by payload_length.)"""
     if not b1 & 0x80 or b0 & 0x70:
         return CLOSE_PROTOCOL  # client frames are masked; no extension is negotiated
-    if b0 & 0x0F == OP_CONT or not b0 & 0x80:
+    opcode = b0 & 0x0F
+    if opcode >= OP_CLOSE:
+        # control frames: known, final, at most 125 bytes
+        if opcode > OP_PONG or not b0 & 0x80 or b1 & 0x7F > _CONTROL_MAX:
+            return CLOSE_PROTOCOL
+        return 0
+    if opcode > OP_BINARY:
+        return CLOSE_PROTOCOL  # reserved data opcodes 3-7
+    if opcode == OP_CONT or not b0 & 0x80:
         return CLOSE_UNSUPPORTED  # fragmented messages
     return 0
+
+
+def close_code_valid(code):
+    """True for a close code a peer may send (RFC 6455 7.4): 1000-1003, 1007-1011 and the
+    registered or private ranges 3000-4999; never 1004-1006, 1015 or 1012-2999."""
+    return 1000 <= code <= 1003 or 1007 <= code <= 1011 or 3000 <= code <= 4999
+
+
+def valid_utf8(data):
+    """True when data (bytes-like) is well-formed UTF-8 (RFC 3629): no overlong forms, no
+    surrogates (U+D800-DFFF), nothing above U+10FFFF, no truncated sequence. MicroPython's
+    decoder checks the byte structure but keeps overlong forms, surrogates and code points
+    above U+10FFFF, so each code point is checked and the shortest encoding of them all must
+    take exactly the bytes given."""
+    if not data or max(data) < 0x80:
+        return True  # ASCII, the usual intent: checked in C
+    try:
+        text = str(data, "utf-8")
+    except UnicodeError:
+        return False
+    size = 0
+    for ch in text:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            return False
+        size += 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+    return size == len(data)
 
 
 def payload_length(head):

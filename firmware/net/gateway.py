@@ -24,10 +24,14 @@ from net import intents
 from net.compat import heap_note, print_exception, sleep_ms, ticks_diff, ticks_ms, wait_for_ms
 from net.frames import (
     CLIENT_HEAD,
+    CLOSE_BAD_DATA,
     CLOSE_IDLE,
     CLOSE_INTERNAL,
+    CLOSE_NO_JOIN,
     CLOSE_NORMAL,
+    CLOSE_POLICY,
     CLOSE_PROTOCOL,
+    CLOSE_ROOM_FULL,
     CLOSE_SLOW,
     CLOSE_TOO_LARGE,
     CLOSE_UNSUPPORTED,
@@ -38,19 +42,30 @@ from net.frames import (
     OP_PONG,
     OP_TEXT,
     RECORD_FRAME,
+    close_code_valid,
     close_frame,
     frame,
     head_close_code,
     payload_length,
     unmask,
+    valid_utf8,
 )
-from net.match_host import MatchHost
+from net.match_host import NO_ROLE, MatchHost
 
 WS_PATH = "/ws"
 TICK_MS = const(50)  # timer period: countdown end, finish window, grace and idle checks
 CTRL_MAX = const(24)  # queued control frames per client; more means it stopped reading
 OUT_MAX = const(4096)  # bytes a slow client may have waiting in its stream; more: closed
 SPARE_SESSIONS = const(2)  # sockets beyond 2 players + max_observers (joining, reconnecting)
+JOIN_MS = const(5000)  # an upgraded socket must join within this long (close 4002)
+FRAME_MS = const(3000)  # a frame whose header arrived must be complete within this long
+# Inbound rate limit, a token bucket per client: a fast human sends a few intents a second (at
+# most a move per cooldown, 100 ms at the shortest, a retry or two, a ping every few seconds);
+# a burst of RATE_BURST, then RATE_PER_S. A frame over the limit is refused (RATE_LIMITED) and
+# not applied; RATE_ABUSE refusals in a row close the socket (1008).
+RATE_BURST = const(40)
+RATE_PER_S = const(20)
+RATE_ABUSE = const(100)
 CLOSE_WAIT_MS = const(1000)  # how long a closing session may take to flush its close frame
 LINGER_MS = const(300)  # then how long to read (and drop) input until the peer closes too
 _POLL_MS = const(20)  # how often a closing session looks whether its close frame is out
@@ -74,7 +89,10 @@ class Session:
         self.close = None  # (code, reason) once kill() was called; the frame is still to go
         self.done = False  # the close frame is written and flushed (or the socket is dead)
         self.flushing = False  # a flush task is draining what the socket could not take
-        self.last_rx = ticks_ms()
+        self.last_rx = self.opened = ticks_ms()
+        self.frame_at = -1  # ticks_ms when an unfinished frame's header arrived, -1: none
+        self.tokens = RATE_BURST * 1000  # rate limit bucket, in thousandths of a frame
+        self.over = 0  # frames refused in a row for the rate limit
         self.task = None
 
     # ---- the mailbox (called by MatchHost and the publisher, synchronously) -------------------
@@ -140,7 +158,8 @@ class Session:
             await wait_for_ms(self._discard(), LINGER_MS)
         except BaseException:  # noqa: B036 - timeout or cancel: the socket is closed next
             pass
-        gw.sessions.remove(self)
+        if self in gw.sessions:  # an evicted session left the list already
+            gw.sessions.remove(self)
 
     async def _discard(self):
         while await self.stream.read(128):
@@ -151,6 +170,22 @@ class Session:
         self.gw.host.handle(self, intents.error(code))
         self.kill(close, reason)
 
+    def _within_rate(self, now):
+        """Take one frame from the bucket; False (and a count toward abuse) when it is empty."""
+        elapsed = ticks_diff(now, self.last_rx)
+        if elapsed > RATE_BURST * 1000:  # long enough to refill the bucket (and a small int)
+            elapsed = RATE_BURST * 1000
+        tokens = self.tokens + elapsed * RATE_PER_S
+        if tokens > RATE_BURST * 1000:
+            tokens = RATE_BURST * 1000
+        if tokens < 1000:
+            self.tokens = tokens
+            self.over += 1
+            return False
+        self.tokens = tokens - 1000
+        self.over = 0
+        return True
+
     async def _read_frames(self):
         rd = self.stream
         host = self.gw.host
@@ -159,10 +194,13 @@ class Session:
             # Every client frame is masked, so it has at least 6 header bytes: one read takes
             # the header and the mask of any frame under 126 bytes (every valid intent).
             head = await rd.readexactly(CLIENT_HEAD)
-            self.last_rx = ticks_ms()
+            now = ticks_ms()
+            within = self._within_rate(now)
+            self.last_rx = now
+            self.frame_at = now  # the rest must follow within FRAME_MS (Gateway.check_idle)
             close = head_close_code(head[0], head[1])
             if close == CLOSE_PROTOCOL:
-                self.kill(close, "client frames must be masked, no extensions")
+                self.kill(close, "malformed frame")
                 return
             if close == CLOSE_UNSUPPORTED:
                 self._refuse(intents.FRAGMENTED, close, "fragmented messages are not supported")
@@ -176,12 +214,25 @@ class Session:
             else:
                 mask = head[2:6]
             payload = await rd.readexactly(n) if n else b""
+            self.frame_at = -1
             self.last_rx = ticks_ms()
             # From here to the end of the iteration nothing awaits: rx is shared by all readers.
             unmask(rx, payload, mask)
             data = memoryview(rx)[:n]
             opcode = head[0] & 0x0F
+            if opcode == OP_CLOSE:
+                self._closed_by_peer(data, n)
+                return
+            if not within:
+                if self.over >= RATE_ABUSE:
+                    self._refuse(intents.RATE_LIMITED, CLOSE_POLICY, "too many messages")
+                    return
+                host.handle(self, intents.error(intents.RATE_LIMITED))
+                continue
             if opcode == OP_TEXT or opcode == OP_BINARY:
+                if opcode == OP_TEXT and not valid_utf8(data):
+                    self._refuse(intents.BAD_UTF8, CLOSE_BAD_DATA, "text is not valid UTF-8")
+                    return
                 if self.closing:
                     return
                 try:
@@ -193,17 +244,22 @@ class Session:
                     return
             elif opcode == OP_PING:
                 self.post(frame(bytes(data), OP_PONG))
-            elif opcode == OP_CLOSE:
-                code = CLOSE_NORMAL
-                if n >= 2:
-                    code = (rx[0] << 8) | rx[1]
-                    if code < 1000 or code >= 5000:
-                        code = CLOSE_NORMAL
+
+    def _closed_by_peer(self, data, n):
+        """A close frame: echo a valid code (RFC 6455 5.5.1); a malformed one is a protocol
+        error (a 1-byte payload, a code no peer may send, a reason that is not UTF-8)."""
+        if n == 0:
+            self.kill(CLOSE_NORMAL, "")
+        elif n == 1:
+            self.kill(CLOSE_PROTOCOL, "malformed close frame")
+        else:
+            code = (data[0] << 8) | data[1]
+            if not close_code_valid(code):
+                self.kill(CLOSE_PROTOCOL, "invalid close code")
+            elif not valid_utf8(data[2:]):
+                self.kill(CLOSE_BAD_DATA, "close reason is not valid UTF-8")
+            else:
                 self.kill(code, "")  # echo the peer's code, as RFC 6455 asks
-                return
-            elif opcode != OP_PONG:
-                self.kill(CLOSE_PROTOCOL, "unknown opcode")
-                return
 
     # ---- writing (the gateway's pump calls these) ---------------------------------------------
 
@@ -261,11 +317,12 @@ class Gateway:
         self.tx = bytearray(RECORD_FRAME)  # one outbound record frame, likewise
         self.dirty = []  # sessions with something due, in order
         self.event = asyncio.Event()  # set while dirty is not empty
+        self.watchdog = None  # a machine.WDT the timer feeds (net/board.py arms it)
 
     async def accept(self, request):
         """Answer a WebSocket upgrade; returns the new Session, or None when refused."""
         stream = request.sock[1]
-        if len(self.sessions) >= self.max_sessions:
+        if len(self.sessions) >= self.max_sessions and not self._evict_unjoined():
             await Response("too many connections", 503, reason="Service Unavailable").write(stream)
             return None
         # The place is taken before the handshake awaits: concurrent upgrades cannot all pass
@@ -279,6 +336,17 @@ class Gateway:
             raise
         _no_delay(stream)
         return session
+
+    def _evict_unjoined(self):
+        """Make room by closing the oldest socket that has not joined (nor is closing): a
+        socket that never joins cannot keep a seated player out. False if there is none."""
+        host = self.host
+        for session in self.sessions:
+            if not session.closing and host.role_of(session) == NO_ROLE:
+                session.kill(CLOSE_ROOM_FULL, "room full: join first")
+                self.sessions.remove(session)  # its place is free now; its task ends soon
+                return True
+        return False
 
     def due(self, session):
         """session has something to write: the pump will see it."""
@@ -309,10 +377,20 @@ class Gateway:
             await self.event.wait()
 
     def check_idle(self):
+        """Close what holds a place for nothing: silent clients, frames left unfinished,
+        sockets that never joined."""
         now = ticks_ms()
         for session in self.sessions:
-            if not session.closing and ticks_diff(now, session.last_rx) > self.idle_ms:
+            if session.closing:
+                continue
+            if ticks_diff(now, session.last_rx) > self.idle_ms:
                 session.kill(CLOSE_IDLE, "idle")
+            elif session.frame_at >= 0 and ticks_diff(now, session.frame_at) > FRAME_MS:
+                session.kill(CLOSE_IDLE, "frame not finished in time")
+            elif (
+                ticks_diff(now, session.opened) > JOIN_MS and self.host.role_of(session) == NO_ROLE
+            ):
+                session.kill(CLOSE_NO_JOIN, "join first")
 
     async def run(self):
         """The timer: advances the match clock so the countdown and the finish window end on
@@ -322,6 +400,8 @@ class Gateway:
         asyncio.create_task(self.pump())
         while True:
             await sleep_ms(TICK_MS)
+            if self.watchdog is not None:
+                self.watchdog.feed()  # the loop runs: a stalled one lets the board reset
             try:
                 self.host.tick()
                 self.check_idle()

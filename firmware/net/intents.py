@@ -44,6 +44,8 @@ NOT_JOINED = "NOT_JOINED"  # a game intent before a successful join
 ALREADY_JOINED = "ALREADY_JOINED"  # a second join on the same socket
 ROOM_FULL = "ROOM_FULL"  # no free seat / observer place (then close 4003)
 INTERNAL = "INTERNAL"  # the server failed on this message (then close 1011)
+BAD_UTF8 = "BAD_UTF8"  # a text frame that is not valid UTF-8 (then close 1007)
+RATE_LIMITED = "RATE_LIMITED"  # over the inbound rate limit: not applied (repeated: close 1008)
 GATEWAY_CODES = (
     BAD_JSON,
     UNKNOWN_INTENT,
@@ -56,6 +58,8 @@ GATEWAY_CODES = (
     ALREADY_JOINED,
     ROOM_FULL,
     INTERNAL,
+    BAD_UTF8,
+    RATE_LIMITED,
 )
 
 # Intent names -> kinds. A tuple of pairs, never a dict (no reliance on dict order).
@@ -99,14 +103,31 @@ def _seq(value):
     return -1
 
 
+def _unprintable(code):
+    """Code points a name never keeps: controls (C0, DEL, C1), lone surrogates (JSON escapes
+    can make them; they are not valid UTF-8 to send on), invisible format and direction
+    controls, line separators, and the two noncharacters U+FFFE and U+FFFF."""
+    return (
+        code < 32
+        or 127 <= code < 160
+        or 0xD800 <= code <= 0xDFFF
+        or 0x200B <= code <= 0x200F
+        or 0x2028 <= code <= 0x202E
+        or 0x2060 <= code <= 0x206F
+        or code == 0xFEFF
+        or code >= 0xFFFE
+        and code <= 0xFFFF
+    )
+
+
 def clean_name(text):
-    """Up to MAX_NAME printable characters of text, without markup characters."""
+    """Up to MAX_NAME printable characters of text, without markup characters: the result is
+    always text that encodes to valid UTF-8, whatever the client sent."""
     kept = []
     for ch in text:
         if len(kept) == MAX_NAME:
             break
-        code = ord(ch)
-        if code < 32 or 127 <= code < 160 or ch in _NAME_DROP:
+        if _unprintable(ord(ch)) or ch in _NAME_DROP:
             continue
         kept.append(ch)
     return "".join(kept).strip()

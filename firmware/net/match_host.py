@@ -32,6 +32,9 @@ _ACTIVE = rules.ACTIVE
 _FINISHED = rules.FINISHED
 _WAITING = rules.WAITING
 
+_SEQ_AHEAD = const(1024)  # how far ahead of the seat's last sequence a new one may be
+_SEQ_HALF = const(0x20000000)  # half the sequence space: further "ahead" is behind (a repeat)
+
 # Who hears an event: bit 1 seat 1, bit 2 seat 2, bit 4 the observers.
 _TO_ALL = const(7)
 _TO_OBS = const(4)
@@ -110,15 +113,16 @@ class MatchHost:
         if kind == intents.ERROR:
             self._err(session, intent.c, intent.code)
             return
-        if kind == intents.PING:
-            session.post(frame(messages.pong(intent.c)))
-            return
         if kind == intents.JOIN:
             self._join(session, intent)
             return
         role = self.role_of(session)
         if role == NO_ROLE:
+            # nothing but a join keeps an unjoined socket busy: not even a ping (it is closed
+            # JOIN_MS after the upgrade, net/gateway.py)
             self._err(session, intent.c, intents.NOT_JOINED)
+        elif kind == intents.PING:
+            session.post(frame(messages.pong(intent.c)))
         elif kind == intents.SYNC:
             # A client that lost a record asks for the whole current view again.
             self.views.resync(session)
@@ -197,9 +201,16 @@ class MatchHost:
 
     def _command(self, session, seat, intent):
         c = intent.c
-        if c <= seat.last_c:
-            # A repeat (e.g. a resend after a reconnect): already applied, change nothing.
+        # Client sequences count up from the seat's last one, modulo 2**30 (they wrap from
+        # SEQ_MAX to 1). Behind or equal: a repeat, e.g. a resend after a reconnect, already
+        # applied: change nothing. Ahead by more than SEQ_AHEAD: refused and not applied, so
+        # no sequence can put a seat out of its own client's reach.
+        ahead = (c - seat.last_c) & intents.SEQ_MAX
+        if ahead == 0 or ahead > _SEQ_HALF:
             session.post(frame(messages.ack_dup(c)))
+            return
+        if ahead > _SEQ_AHEAD:
+            self._err(session, c, intents.BAD_SEQ)
             return
         kind = intent.kind
         m = self.match
@@ -230,13 +241,14 @@ class MatchHost:
             code = m.enqueue(seat.number, rules.CMD_MOVE, intent.direction, self.now_ms())
         else:
             code = m.enqueue(seat.number, rules.CMD_DROP, 0, self.now_ms())
-        cs = 0
         if code == rules.OK:
-            cs = m.queue.last_seq
             code = m.process()  # the FIFO never holds more than this one entry
         if code == rules.OK:
             seat.last_c = c
-            session.post(frame(messages.ack_move(c, cs)))
+            seat.accepted += 1
+            # the seat's own count: the engine's command sequence would tell how many
+            # commands the opponent sent, refused ones included
+            session.post(frame(messages.ack_move(c, seat.accepted)))
             if kind == intents.MOVE:
                 self.moves[seat.number] += 1
                 self._mark(seat.number)
@@ -304,6 +316,8 @@ class MatchHost:
             return
         s1.want = False
         s2.want = False
+        s1.accepted = 0
+        s2.accepted = 0
         for i in range(len(self.trail)):
             self.trail[i] = 0
         for number in (1, 2):

@@ -30,7 +30,8 @@ def ack(c):
 
 
 def ack_move(c, cs):
-    """The answer to an accepted move or drop; cs is the command sequence it got."""
+    """The answer to an accepted move or drop; cs counts the seat's own accepted commands in
+    this match (1, 2, ...)."""
     return '{"t":"ack","c":%d,"cs":%d}' % (c, cs)
 
 

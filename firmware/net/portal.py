@@ -9,6 +9,7 @@
 import gc
 import json
 import os
+import time
 
 from microdot import Response
 
@@ -99,12 +100,30 @@ def _probe(probe):
     return Response(body, status, headers)
 
 
-def add_status_route(app, status_fn):
-    """GET /status: the dict from status_fn() plus the Python heap figures, as JSON."""
+def add_status_route(app, board):
+    """GET /status: the board's figures (a net.board.Board) as JSON, after a collection, so
+    the heap figures are live data only."""
 
     @app.route("/status")
     def status(request):
-        info = status_fn()
+        gc.collect()
+        try:
+            stations = len(board.wlan.status("stations"))
+        except (AttributeError, ValueError, TypeError, OSError):
+            stations = -1
+        game = board.game
+        server = board.server
+        info = game.status()
+        info["ssid"] = board.config.ssid
+        info["preset"] = board.config.preset
+        info["uptime_ms"] = time.ticks_diff(time.ticks_ms(), board.started)
+        info["stations"] = stations
+        info["dns_answered"] = board.dns.answered
+        info["dns_ignored"] = board.dns.ignored
+        info["http_open"] = server.open
+        info["http_refused"] = server.refused
+        info["http_evicted"] = server.evicted
+        info["sessions"] = len(game.sessions)
         mem_free = getattr(gc, "mem_free", None)
         if mem_free is not None:
             info["mem_free"] = mem_free()

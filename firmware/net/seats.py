@@ -33,7 +33,8 @@ class Seat:
         self.session = None  # the bound session, None while the player is away
         self.name = ""
         self.want = False  # said ready (waiting) or asked for a rematch (finished)
-        self.last_c = 0  # highest client sequence applied for this seat
+        self.last_c = 0  # the client sequence last applied for this seat
+        self.accepted = 0  # moves and drops of this seat the engine accepted, this match
         self.gone_at = 0  # ticks_ms when the session went away
         self.leaving = False  # said "leave": expire at the next tick, no grace
 

@@ -4,8 +4,10 @@
 # upgrade handshake and then belongs to the game gateway in the same task, so an open game
 # connection keeps no HTTP objects alive (docs/memory.md).
 #
-# The loop never ends because of a client: a connection over the limit is closed at once, a
-# request that is not complete within REQUEST_MS is dropped, and any failure while admitting
+# The loop never ends because of a client: a connection over the limit first displaces the
+# oldest one still sending its request (so half-sent requests cannot hold every place), else
+# is closed at once; a request that is not complete within REQUEST_MS is dropped; a source
+# that opens connections faster than SOURCE_PER_S is refused; and any failure while admitting
 # or serving one connection (a MemoryError included) closes that connection only.
 import asyncio
 import gc
@@ -14,10 +16,17 @@ import socket
 from microdot import Request, Response
 
 from game.compat import const
-from net.compat import print_exception, wait_for_ms
+from net.compat import print_exception, ticks_ms, wait_for_ms
+from net.limits import SourceLimit, source_of
 
 REQUEST_MS = const(5000)  # the request line and headers must arrive within this long
 BACKLOG = const(4)  # pending connections the stack holds before refusing more
+# New connections per source address, a token bucket: a phone opens a few at once (the page,
+# /status, the game socket, a reconnect); more than SOURCE_BURST, then SOURCE_PER_S, are
+# refused. At most SOURCES addresses are remembered (the least recently seen is forgotten).
+SOURCE_BURST = const(40)
+SOURCE_PER_S = const(20)
+SOURCES = const(8)
 
 _BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
@@ -31,7 +40,10 @@ class Server:
         self.max_open = max_open
         self.log = log
         self.open = 0  # connections admitted and not yet closed
-        self.refused = 0  # connections closed at once: too many open
+        self.pending = []  # tasks of admitted connections still reading their request
+        self.refused = 0  # connections closed at once: too many open, or a source too fast
+        self.evicted = 0  # connections closed to make room: their request was not complete
+        self.sources = SourceLimit(SOURCE_BURST, SOURCE_PER_S, SOURCES)
 
     async def run(self, host, port):
         """Listen on host:port and serve until the board stops."""
@@ -61,22 +73,37 @@ class Server:
                 self.log("http: connection dropped: %r" % (exc,))
 
     def _admit(self, client, addr):
-        if self.open >= self.max_open:
-            self.refused += 1
-            try:
-                client.send(_BUSY)  # best effort: the socket is new, its buffer empty
-            except OSError:
-                pass
-            client.close()
+        if not self.sources.take(source_of(addr), ticks_ms()):
+            self._refuse(client)
             return
+        if self.open >= self.max_open:
+            if not self.pending:
+                self._refuse(client)
+                return
+            self.evicted += 1
+            self.pending.pop(0).cancel()  # its socket closes when the task runs next
         client.setblocking(False)
         stream = asyncio.StreamReader(client, {"peername": addr})
         self.open += 1
         try:
-            asyncio.create_task(self._serve(stream, addr))
+            self.pending.append(asyncio.create_task(self._serve(stream, addr)))
         except BaseException:
             self.open -= 1
             raise
+
+    def _refuse(self, client):
+        self.refused += 1
+        try:
+            client.send(_BUSY)  # best effort: the socket is new, its buffer empty
+        except OSError:
+            pass
+        client.close()
+
+    def _parsed(self):
+        """The running connection has its request: it may no longer be displaced."""
+        task = asyncio.current_task()
+        if task in self.pending:
+            self.pending.remove(task)
 
     async def _serve(self, stream, addr):
         try:
@@ -93,6 +120,7 @@ class Server:
                 print_exception(exc)
         finally:
             self.open -= 1
+            self._parsed()
             try:
                 stream.s.close()
             except OSError:
@@ -105,6 +133,7 @@ class Server:
             req = await wait_for_ms(Request.create(app, stream, stream, addr), REQUEST_MS)
         except (ValueError, IndexError, UnicodeError):
             req = None  # not an HTTP request: answered 400 below
+        self._parsed()
         if req is not None and req.path == self.gateway.path:
             for handler in app.before_request_handlers:  # e.g. a foreign Host: redirect
                 res = handler(req)

@@ -60,3 +60,21 @@ def game_board(upy_binary, tmp_path):
         assert "Traceback" not in board.log(), board.log()
     finally:
         stop_host_board(board.board)
+
+
+@pytest.fixture
+def board_factory(upy_binary, tmp_path):
+    """start(**settings) -> a fresh game board with FAST settings changed by `settings`;
+    every board started is stopped afterwards."""
+    started = []
+
+    def start(**settings):
+        board = start_game_board(upy_binary, tmp_path / str(len(started)), **settings)
+        started.append(board)
+        return board
+
+    try:
+        yield start
+    finally:
+        for board in started:
+            stop_host_board(board.board)

@@ -1,13 +1,16 @@
 # A full house (2 players + 4 observers, the board-sized heap), the room-full refusals, and the
 # cap on open sockets.
-import asyncio
-import base64
-import os
-import socket
 
 import pytest
 
-from game_client import GameClient, both_ready, check_player_view, close_all, run
+from game_client import (
+    GameClient,
+    both_ready,
+    check_player_view,
+    close_all,
+    run,
+    two_players_and_observer,
+)
 
 pytestmark = [pytest.mark.upy, pytest.mark.slow]
 
@@ -57,35 +60,24 @@ def test_full_house_and_room_full_refusals(game_board):
     run(scenario())
 
 
-def upgrade_status(port):
-    """The status line the server answers a WebSocket upgrade with (raw socket: the server
-    speaks HTTP/1.0 on refusals, which WebSocket clients reject before reading the status)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        key = base64.b64encode(os.urandom(16)).decode()
-        sock.sendall(
-            (
-                "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-                "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n" % (port, key)
-            ).encode()
-        )
-        line = b""
-        while not line.endswith(b"\r\n"):
-            line += sock.recv(1)
-        return line
-
-
-def test_sockets_beyond_the_room_get_503(game_board):
+def test_unjoined_sockets_never_keep_a_seated_player_out(game_board):
     async def scenario():
         url = game_board.ws_url
-        # 2 players + 4 observers + 2 spare sockets for people still joining.
-        idle = [await GameClient(url, "s%d" % i).connect() for i in range(8)]
-        status = await asyncio.to_thread(upgrade_status, game_board.board.http_port)
-        assert status.startswith(b"HTTP/1.0 503"), status
-        await idle[0].close()
-        await asyncio.sleep(0.5)
-        again = await GameClient(url, "again").connect()
-        assert (await again.intent("ping"))["t"] == "pong"
-        await close_all(again, *idle[1:])
+        p1, p2, obs = await two_players_and_observer(url)
+        others = [await GameClient(url, "obs%d" % i).connect() for i in range(3)]
+        for other in others:
+            await other.join("watch")
+        token = p1.welcome["token"]
+        await p1.ws.close()  # p1's phone drops; its seat waits out the grace period
+        # Strangers hold the spare places (2 players + 4 observers + 2 spare = 8 sockets).
+        idle = [await GameClient(url, "idle%d" % i).connect() for i in range(3)]
+        # A ninth upgrade gets in: the oldest socket that never joined makes room.
+        back = await GameClient(url, "p1 back").connect()
+        welcome = await back.join(token=token)
+        assert welcome["seat"] == 1 and welcome["resumed"] is True
+        assert await idle[0].until_closed(5) == 4003
+        assert (await back.intent("ping"))["t"] == "pong"
+        assert (await p2.intent("ping"))["t"] == "pong"
+        await close_all(back, p2, obs, *others, *idle[1:])
 
     run(scenario())

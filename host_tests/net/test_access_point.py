@@ -4,6 +4,7 @@
 # MicroPython releases.
 import json
 import os
+import time
 
 import pytest
 
@@ -131,5 +132,28 @@ def test_board_boots_with_a_file_that_is_not_json(upy_binary, tmp_path):
         assert board.get("/generate_204")[0] == 204
         assert "settings.json: not valid JSON" in board.log()
         assert "ap: ssid 'MazeDuel-ABCD' channel 6" in board.log()
+    finally:
+        stop_host_board(board)
+
+
+def test_watchdog_is_armed_and_fed_when_set(upy_binary, tmp_path):
+    board = start_host_board(upy_binary, tmp_path, settings_json='{"watchdog_ms": 3000}')
+    try:
+        deadline = time.monotonic() + 20
+        while "fed 10 times" not in board.log() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        log = board.log()
+        assert "watchdog: the board resets if the game loop stops for 3000 ms" in log
+        assert "machine.WDT: armed, timeout 3000 ms" in log
+        assert "machine.WDT: fed 10 times" in log  # by the game's timer, every 50 ms
+    finally:
+        stop_host_board(board)
+
+
+def test_watchdog_is_off_by_default(upy_binary, tmp_path):
+    board = start_host_board(upy_binary, tmp_path)
+    try:
+        assert board.get("/status")[0] == 200
+        assert "machine.WDT" not in board.log()
     finally:
         stop_host_board(board)

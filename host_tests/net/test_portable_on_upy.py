@@ -1,5 +1,5 @@
-# Runs the portable net tests (test_dns_packets.py, test_settings.py) under the real MicroPython
-# unix port with a board-sized heap, so the packet and settings code is checked on both
+# Runs the portable net tests (test_dns_packets.py, test_settings.py, test_frames.py) under the
+# real MicroPython unix port with a board-sized heap, so that code is checked on both
 # interpreters (json, str and int behave differently there; bool is not an int, for one).
 import os
 
@@ -7,7 +7,7 @@ import pytest
 
 pytestmark = pytest.mark.upy
 
-PORTABLE_MODULES = ("test_dns_packets", "test_settings")
+PORTABLE_MODULES = ("test_dns_packets", "test_settings", "test_frames")
 PORTABLE_HEAP = "64wK"  # the settings and DNS code with their tests, on a small board heap
 
 RUNNER = """

@@ -58,6 +58,7 @@ DEFAULTS = (
     ("dns_port", 53),
     ("reconnect_grace_ms", 30000),
     ("idle_timeout_ms", 20000),
+    ("watchdog_ms", 0),  # off unless set (docs/hardware.md)
 )
 
 

@@ -1,0 +1,169 @@
+# The board's wiring: settings -> access point -> captive DNS -> Microdot app -> servers. Run
+# once at boot by net.board, which then drops this module (its code is needed only once, and
+# with the .mpy files on the filesystem every function of a loaded module costs heap); also
+# run by `make mem --parts` (tools/mem_budget.py), through main.wire(), with a hook that
+# measures the heap after each step.
+# Host runs (tools/run_host.sh, unix port) may override through environment variables:
+# MAZE_HTTP_PORT and MAZE_DNS_PORT replace the ports from settings.json, MAZE_BIND the
+# listening address (default 0.0.0.0). The board has no environment, so none of this applies.
+#
+# Memory (docs/memory.md): the modules only needed at start (net.settings, net.access_point)
+# are imported inside bring_up() and dropped from sys.modules once the AP runs, so their
+# bytecode is collected; the settings live on as a plain Config. The long-lived modules are
+# imported after that, each followed by a collection, so short-lived import garbage never
+# sits between them.
+
+import gc
+import sys
+import time
+
+from net.board import Board
+
+WEB_DIR = "web"  # phone client files, beside settings.json at the flash root
+HTTP_SPARE = 4  # open sockets beyond the game's sessions: page loads, /status, probes
+_BOOT_ONLY = ("net.settings", "net.access_point", "machine")
+
+
+class Config:
+    """The checked settings as plain attributes (one per field of net.settings.FIELDS)."""
+
+
+def host_overrides():
+    """(settings overrides, bind address) from the environment, where there is one."""
+    import os
+
+    getenv = getattr(os, "getenv", None)
+    overrides = {}
+    if getenv is None:
+        return overrides, "0.0.0.0"
+    for var, field in (("MAZE_HTTP_PORT", "http_port"), ("MAZE_DNS_PORT", "dns_port")):
+        value = getenv(var)
+        if value is not None:
+            # digits become a number; anything else is passed on and reported by the check
+            overrides[field] = int(value) if value.isdigit() else value
+    return overrides, getenv("MAZE_BIND") or "0.0.0.0"
+
+
+def bring_up():
+    """Settings and the access point: (Config, address, bind). Drops what only this needed."""
+    from net.access_point import start_access_point
+    from net.settings import load_settings
+
+    overrides, bind = host_overrides()
+    settings, problems = load_settings(overrides=overrides)
+    for problem in problems:
+        print("settings:", problem)
+    address = start_access_point(settings, print)
+    config = Config()
+    for name, value in settings.pairs():
+        setattr(config, name, value)
+    return config, address, bind
+
+
+def arm_watchdog(ms):
+    """A hardware watchdog of ms milliseconds (None when ms is 0 or the port has none). Once
+    armed it cannot be stopped: the game's timer feeds it (net/gateway.py)."""
+    if not ms:
+        return None
+    try:
+        from machine import WDT
+
+        wdt = WDT(timeout=ms)
+    except (ImportError, AttributeError, ValueError, OSError) as exc:
+        print("watchdog: not available (%r)" % (exc,))
+        return None
+    print("watchdog: the board resets if the game loop stops for %d ms" % ms)
+    return wdt
+
+
+def forget(names):
+    """Drop modules from sys.modules and their package, so their code can be collected.
+    (`machine` is built in on the board, never in sys.modules; on the unix port it is a .py
+    stand-in that only boot.py and the settings need.)"""
+    for name in names:
+        if sys.modules.pop(name, None) is not None and "." in name:
+            package, _, attr = name.rpartition(".")
+            parent = sys.modules.get(package)
+            if parent is not None and attr in parent.__dict__:
+                delattr(parent, attr)
+
+
+def code_line():
+    """Where the game's code was imported from: /rom (ROMFS: bytecode runs in place from
+    flash), .frozen (baked into the firmware) or the filesystem (.mpy copied into the heap)."""
+    where = getattr(sys.modules.get("net.gateway"), "__file__", "?")
+    return "code: net.gateway from %s" % where
+
+
+def heap_line(label):
+    gc.collect()
+    return "mem: %s: heap used %d, free %d" % (label, gc.mem_alloc(), gc.mem_free())
+
+
+def _collect(step):
+    gc.collect()
+
+
+# The long-lived modules, imported in this order by wire() (each followed by a collection).
+_LONG_LIVED = (
+    "microdot",
+    "game.engine",
+    "game.projector",
+    "net.intents",
+    "net.messages",
+    "net.frames",
+    "net.views",
+    "net.match_host",
+    "net.gateway",
+    "net.limits",
+    "net.server",
+    "net.portal",
+    "net.captive_dns",
+)
+
+
+def wire(step=_collect):
+    """Build the whole board (nothing runs yet) and return it (a net.board.Board); step(name)
+    is called after every stage, with the stage's garbage still to be collected (the default
+    collects it)."""
+    config, address, bind = bring_up()
+    step("boot-only modules (settings, access point), while loaded")
+    import network  # the board's built-in (a stand-in on the unix port), for the station count
+
+    wlan = network.WLAN(network.AP_IF)
+    forget(_BOOT_ONLY)
+    step("after dropping them (their qstrs stay)")
+    for name in _LONG_LIVED:
+        __import__(name)
+        step(name)
+    from microdot import Microdot
+
+    from net import portal
+    from net.captive_dns import CaptiveDns
+    from net.gateway import Gateway
+    from net.server import Server
+
+    dns = CaptiveDns(address, config.dns_port, bind)
+    url = portal.board_url(address, config.http_port)
+    started = time.ticks_ms()
+    app = Microdot()
+    game = Gateway(config, print)
+    game.watchdog = arm_watchdog(config.watchdog_ms)
+    server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
+    step("objects: Match, Projector, Gateway buffers, CaptiveDns")
+
+    board = Board()
+    board.config = config
+    board.bind = bind
+    board.url = url
+    board.app = app
+    board.game = game
+    board.dns = dns
+    board.server = server
+    board.wlan = wlan
+    board.started = started
+    portal.add_portal_routes(app, url, WEB_DIR)
+    portal.add_status_route(app, board)
+    portal.add_client_routes(app, WEB_DIR)
+    step("routes (4) and handlers")
+    return board
