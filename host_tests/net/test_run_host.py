@@ -79,7 +79,11 @@ def test_the_address_players_open_and_the_temporary_flash(upy_binary, tmp_path):
         # the board hands out that address: another host name is sent there
         with socket.create_connection((LOOPBACK, port), timeout=5) as s:
             s.sendall(b"GET / HTTP/1.0\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
-            head = s.recv(4096)
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = s.recv(4096)
+                assert chunk, head
+                head += chunk
         assert head.startswith(b"HTTP/1.0 302") and b"Location: " + url.encode() in head
     finally:
         stop_process(process)
