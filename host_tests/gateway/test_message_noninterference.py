@@ -37,6 +37,8 @@ class Phone:
         message = json.loads(data[head : head + n].decode())
         if "token" in message:
             message["token"] = "(random)"  # a fresh secret in every world
+        if "boot" in message:
+            message["boot"] = "(random)"  # and a fresh board run
         self.got.append(message)
 
     def wake(self):
