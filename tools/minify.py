@@ -132,6 +132,7 @@ BUILTIN_NAMES = set(dir(builtins)) | set(keyword.kwlist) | {"const", "self"}
 def _python_api_names():
     """dir() of the built-in types and standard modules the firmware's objects come from."""
     import asyncio
+    import re
     import select
     import socket
 
@@ -140,7 +141,10 @@ def _python_api_names():
         names |= set(dir(kind))
     for kind in (Exception, asyncio.Event, asyncio.Task, asyncio.StreamWriter, socket.socket):
         names |= set(dir(kind))
-    for module in (asyncio, socket, select):
+    # Microdot's URL patterns: a compiled regex and its match (pattern.match(path), .group)
+    for kind in (type(re.compile("")), type(re.match("", ""))):
+        names |= set(dir(kind))
+    for module in (asyncio, socket, select, re):
         names |= set(dir(module))
     return names
 

@@ -113,24 +113,30 @@ def add_status_route(app, board):
             stations = -1
         game = board.game
         server = board.server
-        info = game.status()
-        info["ssid"] = board.config.ssid
-        info["preset"] = board.config.preset
-        info["uptime_ms"] = time.ticks_diff(time.ticks_ms(), board.started)
-        info["stations"] = stations
-        info["dns_answered"] = board.dns.answered
-        info["dns_ignored"] = board.dns.ignored
-        info["http_open"] = server.open
-        info["http_refused"] = server.refused
-        info["http_evicted"] = server.evicted
-        info["sessions"] = len(game.sessions)
-        mem_free = getattr(gc, "mem_free", None)
-        if mem_free is not None:
-            info["mem_free"] = mem_free()
-            info["mem_alloc"] = gc.mem_alloc()
-        return Response(
-            json.dumps(info), 200, {"Content-Type": JSON_TYPE, "Cache-Control": "no-store"}
+        mem_free = getattr(gc, "mem_free", None)  # MicroPython only
+        # one format, one string: a dict and json.dumps would allocate a growing table and a
+        # growing buffer, on a heap that may be short of room late in a long party
+        body = (
+            '{%s,"ssid":%s,"preset":"%s","uptime_ms":%d,"stations":%d,"dns_answered":%d,'
+            '"dns_ignored":%d,"http_open":%d,"http_refused":%d,"http_evicted":%d,"sessions":%d,'
+            '"mem_free":%d,"mem_alloc":%d}'
+            % (
+                game.status(),
+                json.dumps(board.config.ssid),
+                board.config.preset,
+                time.ticks_diff(time.ticks_ms(), board.started),
+                stations,
+                board.dns.answered,
+                board.dns.ignored,
+                server.open,
+                server.refused,
+                server.evicted,
+                len(game.sessions),
+                mem_free() if mem_free else -1,
+                gc.mem_alloc() if mem_free else -1,
+            )
         )
+        return Response(body, 200, {"Content-Type": JSON_TYPE, "Cache-Control": "no-store"})
 
 
 def add_client_routes(app, web_dir):
