@@ -8,8 +8,6 @@ from game import rules
 from game.compat import const
 from net.frames import put_header
 
-# one character per cell of the revealed maze: 64 values, all plain in a JSON string
-_CELL = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _RUN = const(256)  # cells per maze message at the end of a match (a message under 512 bytes)
 # The head of a maze message: every number in a field of 10 (JSON allows the spaces; no number
 # the board keeps reaches 2**31), so every head is _HEAD bytes long and each frame is made once.
@@ -115,14 +113,15 @@ def maze_buffers(cells):
     """The frames of the maze messages for a maze of `cells` cells, made once with the host:
     the end of a match then writes them and allocates nothing large (a fragmented heap may
     have no few hundred bytes in one piece by then)."""
-    return [bytearray(4 + _HEAD + min(_RUN, cells - first) + 3) for first in range(0, cells, _RUN)]
+    return [bytearray(7 + _HEAD + min(_RUN, cells - first)) for first in range(0, cells, _RUN)]
 
 
 def maze(host, k):
     """Maze message k, written into its frame host.reveal[k]: a run of the finished match's
-    cells, one character of _CELL each, for passage flags + 16 if seat 1 stood there + 32 if
-    seat 2 did (host.trail: a bitset per seat), with the match's figures: the seats' exit
-    times and its end (match ms), their moves."""
+    cells, one character each for a value v of 0..63, passage flags + 16 if seat 1 stood
+    there + 32 if seat 2 did (host.trail: a bitset per seat): chr(35 + v), one more from 57 on
+    (64 characters from # to c without the backslash, none to escape in JSON). With the
+    match's figures: the seats' exit times and its end (match ms), their moves."""
     m = host.match
     out = host.reveal[k]
     first = k * _RUN
@@ -143,9 +142,8 @@ def maze(host, k):
     for i in range(first, first + len(out) - 7 - _HEAD):
         j = i >> 3
         bit = 1 << (i & 7)
-        out[at] = _CELL[
-            m.cells[i] | (16 if trail[j] & bit else 0) | (32 if trail[half + j] & bit else 0)
-        ]
+        v = m.cells[i] | (16 if trail[j] & bit else 0) | (32 if trail[half + j] & bit else 0)
+        out[at] = v + 35 if v < 57 else v + 36
         at += 1
     out[at:] = b'"]}'
     return out

@@ -12,8 +12,9 @@ from net.match_host import NO_ROLE, OBSERVER, MatchHost
 from net.settings import Settings
 
 PERIOD = 1 << 30  # MicroPython's ticks_ms wraps here on every port
-# the characters of the revealed maze, by value (docs/protocol.md, "End of a match")
-CELL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+# the characters of the revealed maze, by value (docs/protocol.md, "End of a match"): from #
+# to c, without the backslash
+CELL = "".join(chr(c) for c in range(ord("#"), ord("d")) if c != ord("\\"))
 
 
 class Clock:
