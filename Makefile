@@ -57,7 +57,7 @@ RUN_HEAP ?= $(BOARD_HEAP)
 # LAN=1 serves every interface, so phones on the same network can join (default: this laptop
 # only); HTTP_PORT moves the game from 8080 (a busy port says so and names this option).
 LAN ?=
-HTTP_PORT ?= 8080
+HTTP_PORT ?= $(or $(MAZE_HTTP_PORT),8080)
 run: $(STAMP) ## host a game on this laptop (LAN=1: phones on this network join too; HTTP_PORT=8080); Ctrl-C stops
 	MICROPY_MICROPYTHON=$(CURDIR)/$(UPY) MAZE_HEAP=$(RUN_HEAP) MAZE_HTTP_PORT=$(HTTP_PORT) \
 		MAZE_BIND=$(if $(LAN),0.0.0.0,127.0.0.1) sh tools/run_host.sh

@@ -94,12 +94,21 @@ def test_the_address_players_open_and_the_temporary_flash(upy_binary, tmp_path):
 
 
 def test_make_run_maps_lan_and_http_port_onto_run_host():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAZE_")}
+
     def dry(*args):
         done = subprocess.run(
-            ["make", "-n", "run", *args], cwd=ROOT, capture_output=True, text=True, check=True
+            ["make", "-n", "run", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return done.stdout
 
     assert "MAZE_BIND=127.0.0.1" in dry() and "MAZE_HTTP_PORT=8080" in dry()
     assert "MAZE_BIND=0.0.0.0" in dry("LAN=1")
     assert "MAZE_HTTP_PORT=8081" in dry("HTTP_PORT=8081")
+    env["MAZE_HTTP_PORT"] = "9001"  # the variable run_host.sh reads works through make too
+    assert "MAZE_HTTP_PORT=9001" in dry()
