@@ -1,13 +1,14 @@
 # Shared pytest fixtures (CPython only): the repo root and running the MicroPython unix port.
-# Paths, the board heap and the binary come from tools/hostenv.py, as for every host tool.
+# Paths, the board heap and the binaries come from tools/hostenv.py, as for every host tool.
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
-from hostenv import BOARD_HEAP, ROOT, find_micropython
+from hostenv import BOARD_HEAP, ROOT, find_micropython, locate_micropython32
 
 REPO_ROOT = ROOT
 # The board heap (hostenv.BOARD_HEAP), or `make`'s UPY_HEAP when set, so both runs agree.
@@ -32,19 +33,59 @@ def upy_binary():
     return binary
 
 
+# Why the tests that need the 32-bit unix port were skipped (None: it was found, or no test
+# asked); printed again, loudly, at the end of the session.
+_NO_MICROPY32 = []
+
+
+@pytest.fixture(scope="session")
+def upy32_binary():
+    """The 32-bit unix port (hostenv.find_micropython32: $MICROPY32, micropython-32 on PATH or
+    in .venv/bin), the board's word size. Without one the test is skipped, even under CI=true
+    (CI may not have it), with a warning and a banner at the end of the run."""
+    path, why = locate_micropython32()
+    if path is None:
+        _NO_MICROPY32.append(why)
+        warnings.warn("32-bit tests skipped: %s" % why, stacklevel=1)
+        pytest.skip(why)
+    return path
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _NO_MICROPY32:
+        terminalreporter.section("NO 32-BIT MICROPYTHON", sep="!", red=True, bold=True)
+        terminalreporter.write_line(_NO_MICROPY32[0], red=True, bold=True)
+        terminalreporter.write_line(
+            "The board's word size was not tested: the 32-bit core tests and memory budgets "
+            "were skipped. Set MICROPY32 to a 32-bit unix port (docs/memory.md, "
+            '"Building the 32-bit unix port").',
+            red=True,
+            bold=True,
+        )
+
+
 @pytest.fixture
 def run_upy(upy_binary):
-    """run_upy(script_or_code, heapsize=..., cwd=..., args=(), timeout=60) -> CompletedProcess.
+    """run_upy(script_or_code, heapsize=..., cwd=..., args=(), timeout=60, binary=None)
+    -> CompletedProcess.
 
     A Path, or a str naming an existing .py file, runs as a script; any other str runs as
-    `-c` code. cwd defaults to the repo root; stdout and stderr are captured as text.
+    `-c` code. cwd defaults to the repo root; stdout and stderr are captured as text. `binary`
+    runs another unix port (the 32-bit one, upy32_binary) instead of the default.
     """
 
-    def run(script_or_code, heapsize=DEFAULT_HEAPSIZE, cwd=REPO_ROOT, args=(), timeout=60):
+    def run(
+        script_or_code,
+        heapsize=DEFAULT_HEAPSIZE,
+        cwd=REPO_ROOT,
+        args=(),
+        timeout=60,
+        binary=None,
+    ):
         is_path = isinstance(script_or_code, os.PathLike) or (
             str(script_or_code).endswith(".py") and Path(cwd, script_or_code).is_file()
         )
-        command = [upy_binary, "-X", f"heapsize={heapsize}"]
+        command = [binary or upy_binary, "-X", f"heapsize={heapsize}"]
         if is_path:
             command.append(str(script_or_code))
         else:

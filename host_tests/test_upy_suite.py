@@ -1,9 +1,15 @@
-# Runs tools/upytest.py under the real micropython binary, so a plain `pytest` also covers the
-# portable core tests on MicroPython; and checks that the runner itself reports honestly.
+# Runs tools/upytest.py under the real micropython binaries, so a plain `pytest` also covers the
+# portable core tests on MicroPython, on the 64-bit unix port and on the 32-bit one (the board's
+# word size: 31-bit small ints, 4-byte words; skipped when there is none, see conftest.py); and
+# checks that the runner itself reports honestly. The core suite runs with the test heap
+# (hostenv.CORE_TEST_HEAP, make test-upy's too), not the board's: the reference models the tests
+# compare the core with hold more than the board does.
 import re
 import shutil
 
 import pytest
+
+from hostenv import CORE_TEST_HEAP, word_bits
 
 pytestmark = pytest.mark.upy
 
@@ -47,8 +53,21 @@ def fake_root(tmp_path, repo_root):
     return tmp_path
 
 
-def test_core_suite_passes_under_micropython(run_upy, repo_root):
-    result = run_upy(repo_root / "tools" / "upytest.py", timeout=300)
+@pytest.fixture(params=[64, 32], ids=["64-bit", "32-bit"])
+def core_binary(request, upy_binary):
+    """The unix port of each word size: the default one (64-bit from PyPI) and the 32-bit."""
+    binary = upy_binary if request.param == 64 else request.getfixturevalue("upy32_binary")
+    assert word_bits(binary) == request.param, binary
+    return binary
+
+
+def test_core_suite_passes_under_micropython(run_upy, repo_root, core_binary):
+    result = run_upy(
+        repo_root / "tools" / "upytest.py",
+        heapsize=CORE_TEST_HEAP,
+        timeout=300,
+        binary=core_binary,
+    )
     passed, failed, skipped = summary(result)
     assert failed == 0 and result.returncode == 0, result.stdout + result.stderr
     assert passed > 0

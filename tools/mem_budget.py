@@ -2,16 +2,27 @@
 
 One run builds the image (tools/build_image.py), copies it into a fresh virtual-board flash
 folder with a settings.json, boots it as a reset would (tools/virtual_board.py: boot.py then
-main.py under the MicroPython unix port with `-X heapsize=NwK`), connects 2 players and 4
+main.py under the MicroPython unix port with `-X heapsize=`), connects 2 players and 4
 observers with real WebSocket clients, readies up and plays a scripted match of 2,000 accepted
 moves (rematches included) while the observers keep receiving views. It passes when the process
 is still alive, its log holds no MemoryError and no traceback, every move count was reached and,
 at the end, every client still answers a ping and every observer holds the final view.
 
-    python tools/mem_budget.py --heap 64wK          # one run, exit status 0 if it passes
+    python tools/mem_budget.py --heap 92K           # one run, exit status 0 if it passes
+    python tools/mem_budget.py --budget [--romfs]   # one run at the layout's budget heap
     python tools/mem_budget.py --bisect             # smallest passing heap -> build/mem.json
     python tools/mem_budget.py --bisect --romfs     # the same with the code in a ROMFS image
                                                     # -> build/mem-romfs.json
+    python tools/mem_budget.py --parts [--romfs]    # resident bytes per part of the wiring
+    ... --binary .venv/bin/micropython              # the 64-bit unix port instead
+
+The binary: the 32-bit unix port by default (hostenv.find_micropython32: $MICROPY32, or
+micropython-32 on PATH or in .venv/bin), the board's word size, so every figure is a board's
+bytes; without one, the 64-bit port from PyPI, and the output says so on its first lines. The
+word size is asked from the binary, never assumed. On a 32-bit binary `--heap` takes bytes or K
+(`90112`, `88K`; `88wK` is the same there) and `-X heapsize=` gets bytes; on the 64-bit one it
+also takes `NwK` (N K 4-byte words: 84wK is 172,032 bytes there). Every printed figure and
+every JSON file names the binary (path, word size, version line) and is in its bytes.
 
 Two layouts of the same .mpy files: on the filesystem (what `make deploy` copies to a stock
 board: every import copies its bytecode into the heap) and in a ROMFS partition (`make deploy
@@ -20,9 +31,10 @@ mounts the ROMFS image at /rom with the unix port's own VfsRom and pins the imag
 like the stand-ins of the built-in modules, outside the heap the run is given
 (tools/virtual_board.py); those reserved bytes are subtracted from every "in use" figure.
 
-Heap figures: `-X heapsize=NwK` gives N K machine words scaled to 32-bit sizes, so the unix
-port's 64-bit heap is twice the bytes a 32-bit board (ESP32) would have; the figures printed
-are the board's own (/status, after a collection) in unix bytes and halved as "32-bit equiv".
+Fragmentation: the figures also give the largest free block and the largest allocated block
+from the last `micropython.mem_info()` block of the board's log (tools/mem_log.py): the one
+the firmware prints when a match ends, or, with firmware that prints none there, the one at
+boot (the output says which).
 
 The players (tools/bots.py, FogOfWar) know only their own square (radius 3): each keeps the
 cells and objects it has seen this match, walks to its own key once seen, then to its own exit
@@ -46,18 +58,34 @@ import urllib.request
 from pathlib import Path
 
 import build_image
+import mem_log
 from bots import DIRS, FogOfWar
-from hostenv import BUILD, LOOPBACK, free_port, serving_env
+from hostenv import (
+    BUDGET_FS,
+    BUDGET_FS_64,
+    BUDGET_ROMFS,
+    BUDGET_ROMFS_64,
+    BUILD,
+    LOOPBACK,
+    BinaryError,
+    describe_binary,
+    find_micropython,
+    free_port,
+    heap_bytes,
+    locate_micropython32,
+    serving_env,
+)
 from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes
 from ws_game_client import WsGameClient
 
-DEFAULT_JSON = BUILD / "mem.json"
-DEFAULT_ROMFS_JSON = BUILD / "mem-romfs.json"
 DEFAULT_MOVES = 2000
 OBSERVERS = 4
-STEP_WK = 4  # bisection granularity (K words)
-BISECT_LO_WK = 32  # assumed too small (checked anyway when it is the answer's neighbour)
-BISECT_HI_WK = 128  # the ESP32 heap after one growth is ~112 KB; doubled if even this fails
+# Bisection, in bytes of the binary: (step, low bound assumed to fail, high bound; doubled while
+# it fails). 32-bit: 2 KB steps from 48 KB (well below an ESP32's first heap, 56 KB) to 128 KB
+# (above its grown heap, ~112 KB). 64-bit: 4wK steps from 32wK to 128wK (8 KB, 64 KB, 256 KB).
+BISECT = {32: (2 * 1024, 48 * 1024, 128 * 1024), 64: (8 * 1024, 64 * 1024, 256 * 1024)}
+# The budget heap each layout is asserted at (host_tests/memory), per word size (hostenv).
+BUDGETS = {32: (BUDGET_FS, BUDGET_ROMFS), 64: (BUDGET_FS_64, BUDGET_ROMFS_64)}
 
 # Settings of the run: the board defaults (classic 15x15 maze, 4 observers, 20 s idle timeout)
 # except the shortest cooldown the settings allow and a short countdown, so 2,000 moves take
@@ -70,10 +98,68 @@ STALL_S = 30.0  # no accepted move for this long fails the run
 
 
 _JOINED_4 = re.compile(r"observer joined \(4 watching\) \(heap used (\d+), free (\d+)\)")
+# Every gateway line with the heap after a collection: "game: seat 1 taken (heap used N, free N)"
+_GATEWAY_HEAP = re.compile(r"^game: (.*) \(heap used (\d+), free (\d+)\)$")
+
+
+# The virtual board's first line: the GC heap the firmware gets ("heapsize gives N").
+_HEAPSIZE_GIVES = re.compile(r"\(heapsize gives (\d+)\)")
 
 
 class RunFailed(Exception):
     pass
+
+
+# ---- the binary and its heap ---------------------------------------------------------------
+
+
+def resolve_binary(path=None, say=print):
+    """The Binary (hostenv.describe_binary) the runs use: `path` if given, else the 32-bit unix
+    port when there is one, else the 64-bit one, with a line saying the figures are 64-bit.
+    Raises BinaryError."""
+    if path is None:
+        path, why = locate_micropython32()
+        if path is None:
+            path = find_micropython()
+            if path is None:
+                raise BinaryError("no micropython binary: run `make venv`")
+            say("note: %s" % why)
+            say("note: the figures below are the 64-bit unix port's, NOT a 32-bit board's")
+    if os.sep in str(path):  # the board runs in its flash folder: no relative paths
+        path = os.path.abspath(path)
+    binary = describe_binary(path)
+    say("binary: %s (%d-bit; %s)" % (binary.path, binary.word_bits, binary.version))
+    return binary
+
+
+def heap_spec(heap, bits):
+    """(the `-X heapsize=` value, the bytes it gives) for a heap given as bytes (an int or
+    '90112'), K ('88K') or K words ('84wK', 4-byte words: on a 32-bit binary the same as K).
+    A 32-bit binary is given plain bytes; a 64-bit one keeps the NwK form."""
+    text = str(heap).strip()
+    size = heap_bytes(text, bits // 8)
+    if bits == 64 and "w" in text.lower():
+        return text, size
+    return str(size), size
+
+
+def heap_label(spec, size):
+    """'94,208 bytes (92K)', or '172,032 bytes (84wK)' for a 64-bit NwK run."""
+    if not spec.isdigit():
+        return "{:,} bytes ({})".format(size, spec)
+    if size % 1024 == 0:
+        return "{:,} bytes ({}K)".format(size, size // 1024)
+    return "{:,} bytes".format(size)
+
+
+def budget_heap(bits, romfs):
+    """The heap a layout is asserted to pass at on a binary of this word size."""
+    return BUDGETS[bits][1 if romfs else 0]
+
+
+def default_json(bits, romfs):
+    """build/mem.json, build/mem-romfs.json (32-bit); build/mem-64*.json for a 64-bit run."""
+    return BUILD / ("mem%s%s.json" % ("" if bits == 32 else "-64", "-romfs" if romfs else ""))
 
 
 # ---- image and flash ------------------------------------------------------------------------
@@ -250,7 +336,7 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
         status = await asyncio.to_thread(get_status, http_port)
         result["six_clients"] = figures = _memory_figures(status, reserved)
         say(
-            "  6 clients: heap in use %d, free %d bytes (unix)"
+            "  6 clients: heap in use %d, free %d bytes"
             % (figures["mem_alloc"], figures["mem_free"])
         )
         for player in (p1, p2):
@@ -310,29 +396,48 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
             await client.close()
 
 
-def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=None, romfs=None):
-    """Boot the image at `heap_wk` K words and play; returns a result dict (`ok` says it all).
-    With `romfs` (a ROMFS image of the image's code) the code runs from /rom instead."""
-    heap = "%dwK" % heap_wk
-    result = {"heap_wK": heap_wk, "ok": False, "stage": "boot", "moves": 0, "target": moves}
+def run_once(
+    image,
+    heap,
+    moves=DEFAULT_MOVES,
+    say=print,
+    seed=1,
+    settings=None,
+    romfs=None,
+    binary=None,
+):
+    """Boot the image with `heap` (bytes, '92K', or on a 64-bit binary '84wK') on `binary` (a
+    path or hostenv.Binary; default: the 32-bit port if there is one, else the 64-bit one) and
+    play; returns a result dict (`ok` says it all). With `romfs` (a ROMFS image of the image's
+    code) the code runs from /rom instead."""
+    if not hasattr(binary, "word_bits"):
+        binary = resolve_binary(binary, say=lambda *a: None)
+    spec, size = heap_spec(heap, binary.word_bits)
+    result = {"heap": spec, "heap_bytes": size, "ok": False, "stage": "boot", "moves": 0}
+    result["target"] = moves
+    result["binary"] = binary._asdict()
     result["layout"] = "romfs" if romfs else "filesystem"
     run_settings = dict(RUN_SETTINGS)
     run_settings.update(settings or {})
     cooldown_s = run_settings["cooldown_ms"] / 1000 + 0.005
     work = Path(tempfile.mkdtemp(prefix="mem-budget-"))
+    log = ""
     try:
         deploy(image, work / "flash", run_settings, romfs=bool(romfs))
-        with VirtualBoard(work / "flash", heapsize=heap, romfs=romfs) as board:
+        board = VirtualBoard(work / "flash", heapsize=spec, romfs=romfs, micropython=binary.path)
+        with board:
             http_port = free_port(socket.SOCK_STREAM)
             board.boot(serving_env(http_port, free_port(socket.SOCK_DGRAM)))
             try:
                 board.wait_listening(http_port, timeout=30)
                 result["reserved"] = reserved = reserved_bytes(board.read_log())
+                gives = _HEAPSIZE_GIVES.search(board.read_log())
+                result["gc_heap_bytes"] = int(gives.group(1)) if gives else None
                 status = get_status(http_port)
                 result["boot"] = figures = _memory_figures(status, reserved)
                 result["stage"] = "booted"
                 say(
-                    "  booted: heap in use %d, free %d bytes (unix)"
+                    "  booted: heap in use %d, free %d bytes"
                     % (figures["mem_alloc"], figures["mem_free"])
                 )
                 asyncio.run(
@@ -353,27 +458,47 @@ def run_once(image, heap_wk, moves=DEFAULT_MOVES, say=print, seed=1, settings=No
                 result["error"] = "%s: %s" % (type(err).__name__, err)
             log = board.read_log()
             alive = board.process is not None and board.process.poll() is None
-        result["alive"] = alive
-        result["memory_error"] = "MemoryError" in log
-        result["traceback"] = "Traceback" in log
-        result["boot_log"] = [
-            line for line in log.splitlines() if line.startswith(("mem", "code", "vboard"))
-        ]
-        result["log_tail"] = log.splitlines()[-15:]
-        result["log"] = log
-        result["ok"] = (
-            result["stage"] == "done"
-            and alive
-            and not result["memory_error"]
-            and not result["traceback"]
-            and result["moves"] >= moves
-        )
-        return result
+    except VirtualBoardError as err:  # the board did not even start
+        result["error"] = "%s: %s" % (type(err).__name__, err)
+        alive = False
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    result["alive"] = alive
+    result["memory_error"] = "MemoryError" in log
+    result["memory_errors"] = [line for line in log.splitlines() if "MemoryError" in line][-5:]
+    result["traceback"] = "Traceback" in log
+    result["boot_log"] = [
+        line for line in log.splitlines() if line.startswith(("mem", "code", "vboard"))
+    ]
+    result["mem_info"] = mem_log.end_figures(log, mem_log.gc_block_bytes(binary.word_bits))
+    result["gateway_heap"] = gateway_heap(log, result.get("reserved", 0))
+    result["log_tail"] = log.splitlines()[-15:]
+    result["log"] = log
+    result["ok"] = (
+        result["stage"] == "done"
+        and alive
+        and not result["memory_error"]
+        and not result["traceback"]
+        and result["moves"] >= moves
+    )
+    return result
+
+
+def gateway_heap(log, reserved=0):
+    """[(event, heap in use)] of the gateway's log lines up to the first match: the game
+    ready, then each client joining, so the differences are the cost of each client."""
+    rows = []
+    for line in log.splitlines():
+        if line.startswith("game: match "):
+            break
+        found = _GATEWAY_HEAP.match(line)
+        if found:
+            rows.append((found.group(1), int(found.group(2)) - reserved))
+    return rows
 
 
 def describe(result):
+    """One line: pass or FAIL, and why."""
     if result["ok"]:
         return "pass: %d moves (%s), %d matches" % (
             result["moves"],
@@ -381,7 +506,9 @@ def describe(result):
             result["matches"],
         )
     why = result.get("error") or ("MemoryError" if result.get("memory_error") else "?")
-    return "FAIL at %s: %s" % (result["stage"], why)
+    why = why.splitlines()[0] if why.strip() else why
+    errors = result.get("memory_errors") or ()
+    return "FAIL at %s: %s%s" % (result["stage"], why, (" (%s)" % errors[-1]) if errors else "")
 
 
 # ---- resident cost per part ----------------------------------------------------------------
@@ -409,15 +536,19 @@ micropython.qstr_info()
 """
 
 
-def parts(image, settings=None, romfs=None):
-    """[(part, unix bytes)] resident after each step of main.py's wiring (main.wire()), plus
-    the qstr pool total (already counted inside the parts: every module interns its names).
-    With `romfs` the code is imported from that ROMFS image at /rom."""
+def parts(image, settings=None, romfs=None, binary=None):
+    """[(part, bytes)] resident after each step of main.py's wiring (main.wire()) on `binary`
+    (a path or hostenv.Binary; default as run_once), plus the qstr pool total (already counted
+    inside the parts: every module interns its names). With `romfs` the code is imported
+    from that ROMFS image at /rom."""
+    if not hasattr(binary, "word_bits"):
+        binary = resolve_binary(binary, say=lambda *a: None)
     work = Path(tempfile.mkdtemp(prefix="mem-parts-"))
     try:
         flash = work / "flash"
         deploy(image, flash, settings or RUN_SETTINGS, romfs=bool(romfs))
-        with VirtualBoard(flash, heapsize="1wM", romfs=romfs) as board:
+        board = VirtualBoard(flash, heapsize="1024K", romfs=romfs, micropython=binary.path)
+        with board:
             process = board.boot(program=_PARTS_SCRIPT)
             process.wait(timeout=60)
             out = board.read_log()
@@ -436,65 +567,89 @@ def parts(image, settings=None, romfs=None):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def print_parts(rows, say=print):
-    scale = 32 / word_bits()
-    say("  %-58s %9s %9s" % ("part", "unix B", "~32-bit B"))
+def print_parts(rows, binary, say=print):
+    say("  %-58s %14s" % ("part", "bytes (%d-bit)" % binary.word_bits))
     for name, size in rows:
-        say("  %-58s %9d %9d" % (name, size, int(size * scale)))
+        say("  %-58s %14d" % (name, size))
 
 
 # ---- bisection ------------------------------------------------------------------------------
 
 
-def bisect(image, moves, say, lo=BISECT_LO_WK, hi=BISECT_HI_WK, romfs=None):
-    """Smallest heap (multiple of STEP_WK K words) that passes; returns (wK, results by wK)."""
+def _heap_of_steps(n, bits):
+    """The -X heapsize value of n bisection steps: bytes on 32-bit, NwK on 64-bit."""
+    step = BISECT[bits][0]
+    return heap_spec(n * step if bits == 32 else "%dwK" % (n * step // 2048), bits)
+
+
+def bisect(image, moves, say, binary, romfs=None, hint=None):
+    """Smallest passing heap in the binary's steps (BISECT); returns (its -X heapsize value,
+    results by value). With `hint` (the budget: expected to pass, and at most one step above
+    the smallest heap) the first trials are the budget and the steps below it, so an image
+    that needs its budget takes two runs, and one that passes a step below it three; any
+    other outcome goes on with an ordinary bisection between the bounds."""
+    bits = binary.word_bits
+    step, lo_bytes, hi_bytes = BISECT[bits]
     results = {}
 
-    def trial(wk):
-        say("heap %dwK ..." % wk)
-        res = run_once(image, wk, moves, say, romfs=romfs)
-        say("heap %dwK: %s" % (wk, describe(res)))
-        if not res["ok"]:
-            for line in res["log_tail"][-6:]:
-                say("    | " + line)
-        results[wk] = res
-        return res["ok"]
+    def trial(n):
+        spec, size = _heap_of_steps(n, bits)
+        if spec not in results:
+            say("heap %s ..." % heap_label(spec, size))
+            res = run_once(image, spec, moves, say, romfs=romfs, binary=binary)
+            say("heap %s: %s" % (heap_label(spec, size), describe(res)))
+            if not res["ok"]:
+                for line in res["log_tail"][-6:]:
+                    say("    | " + line)
+            results[spec] = res
+        return results[spec]["ok"]
 
+    lo, hi = lo_bytes // step, hi_bytes // step  # in steps; invariant: hi passes, lo fails
+    floor = lo
+    if hint is not None:
+        # the budget, then down one step at a time while it passes, twice at most (the budget
+        # is at most a step above the smallest heap), before any bisection
+        start = max(lo + 1, -(-heap_spec(hint, bits)[1] // step))
+        if not trial(start):
+            lo = max(lo, start)
+        else:
+            hi = start
+            while hi - 1 > lo and hi > start - 2 and trial(hi - 1):
+                hi -= 1
+            if hi - 1 > lo and hi > start - 2:
+                lo = hi - 1  # the step below hi was tried and failed
+    hi = max(hi, lo + 1)
     while not trial(hi):
         lo, hi = hi, hi * 2
-        if hi > 1024:
-            raise RunFailed("the image fails even at %dwK" % lo)
-    # invariant: hi passes; lo is assumed to fail until checked
-    lo_k, hi_k = lo // STEP_WK, hi // STEP_WK
-    while hi_k - lo_k > 1:
-        mid = (lo_k + hi_k) // 2
-        if trial(mid * STEP_WK):
-            hi_k = mid
+        if hi * step > 1024 * 1024:
+            raise RunFailed("the image fails even at %d bytes" % (lo * step))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if trial(mid):
+            hi = mid
         else:
-            lo_k = mid
-    if lo_k * STEP_WK == lo and lo not in results and trial(lo):
-        hi_k = lo_k  # the assumed floor passes too: report it
-    return hi_k * STEP_WK, results
+            lo = mid
+    if lo == floor and trial(lo):
+        hi = lo  # the assumed floor passes too: report it
+    return _heap_of_steps(hi, bits)[0], results
 
 
-def word_bits():
-    """Width of the unix port's words (64 on x86-64): its heap bytes are 64/32 of a board's."""
-    return 64 if sys.maxsize > 2**32 else 32
-
-
-def summary(image_sizes, heap_wk, result, moves, part_rows=()):
-    """The figures of one passing run (at `heap_wk`) as a flat dict for build/mem.json."""
-    scale = 32 / word_bits()
+def summary(image_sizes, result, moves, part_rows=()):
+    """The figures of one run as a flat dict for build/mem*.json, in bytes of its binary."""
 
     def figure(stage, key):
         return (result.get(stage) or {}).get(key)
 
-    out = {
+    info = result.get("mem_info") or {}
+    return {
+        "binary": result.get("binary"),
+        "word_bits": (result.get("binary") or {}).get("word_bits"),
         "layout": result.get("layout", "filesystem"),
+        "ok": result.get("ok"),
+        "heap": result.get("heap"),
+        "heap_bytes": result.get("heap_bytes"),
+        "gc_heap_bytes": result.get("gc_heap_bytes"),
         "romfs_image_bytes": image_sizes.get("romfs"),
-        "min_heap_wK": heap_wk,
-        "heap_bytes_unix": heap_wk * 1024 * word_bits() // 32 if heap_wk else None,
-        "unix_word_bits": word_bits(),
         "moves": moves,
         "players": 2,
         "observers": OBSERVERS,
@@ -507,37 +662,77 @@ def summary(image_sizes, heap_wk, result, moves, part_rows=()):
         "in_use_after_boot": figure("boot", "mem_alloc"),
         "free_after_boot": figure("boot", "mem_free"),
         "in_use_6_clients": figure("six_clients", "mem_alloc"),
-        "free_after_boot_6_clients": figure("six_clients", "mem_free"),
+        "free_6_clients": figure("six_clients", "mem_free"),
         "in_use_6_clients_no_request": figure("six_clients_log", "mem_alloc"),
         "in_use_end": figure("end", "mem_alloc"),
         "free_end": figure("end", "mem_free"),
+        "largest_free_block_bytes": info.get("largest_free_block_bytes"),
+        "largest_block_bytes": info.get("largest_block_bytes"),
+        "mem_info": info or None,
+        "gateway_heap": result.get("gateway_heap"),
+        "parts_bytes": dict(part_rows),
     }
-    for key in list(out):
-        if key.startswith(("free_", "in_use_")) and out[key] is not None:
-            out[key + "_32bit_equiv"] = int(out[key] * scale)
-    out["parts_unix_bytes"] = dict(part_rows)
-    return out
+
+
+FIGURES = (
+    ("in_use_after_boot", "heap in use after boot (/status)"),
+    ("in_use_6_clients_no_request", "in use, 2 players + 4 observers (gateway log)"),
+    ("in_use_6_clients", "in use, the same through /status"),
+    ("free_6_clients", "free with 6 clients (/status)"),
+    ("in_use_end", "in use at the end of the run (/status)"),
+    ("free_end", "free at the end of the run (/status)"),
+)
 
 
 def print_figures(out, say=print):
-    scale = 32 / word_bits()
-    say("figures (unix %d-bit bytes, ~32-bit equivalent = x%.1f):" % (word_bits(), scale))
-    for key in (
-        "in_use_after_boot",
-        "in_use_6_clients_no_request",
-        "in_use_6_clients",
-        "free_after_boot_6_clients",
-        "in_use_end",
-        "free_end",
-    ):
+    binary = out.get("binary") or {}
+    say(
+        "figures at %s, bytes of %s (%s-bit; %s):"
+        % (
+            heap_label(out["heap"], out["heap_bytes"]),
+            binary.get("path"),
+            binary.get("word_bits"),
+            binary.get("version"),
+        )
+    )
+    for key, text in FIGURES:
         if out.get(key) is not None:
-            say("  %-30s %8d  (~%d)" % (key, out[key], out[key + "_32bit_equiv"]))
+            say("  %-48s %8d" % (text, out[key]))
+    rows = out.get("gateway_heap") or []
+    if rows:
+        say("  heap in use as the clients join (gateway log; a client costs the difference):")
+        before = None
+        for event, used in rows:
+            step = "" if before is None else "%+d" % (used - before)
+            say("    %-46s %8d %7s" % (event[:46], used, step))
+            before = used
+    info = out.get("mem_info")
+    if not info:
+        say("  (no mem_info() block in the board log)")
+        return
+    when = (
+        "after match %d (%r)" % (info["match"], info["at"])
+        if info["after_a_match"]
+        else "at boot (%r): this firmware prints no mem_info() when a match ends" % info["at"]
+    )
+    say("  mem_info() %s:" % when)
+    say("  %-48s %8d" % ("largest free block", info["largest_free_block_bytes"]))
+    if info["largest_block_bytes"] is not None:
+        say("  %-48s %8d" % ("largest allocated block", info["largest_block_bytes"]))
+    else:
+        say(
+            "  %-48s %8s  (mem_info's %d is a block the virtual board pinned: the ROMFS image)"
+            % ("largest allocated block", "n/a", info["largest_block_bytes_in_mem_info"])
+        )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--heap", help="one run at this heap, e.g. 64wK")
+    what.add_argument("--heap", help="one run at this heap: bytes or K (90112, 88K; 64-bit: 84wK)")
+    what.add_argument(
+        "--budget", action="store_true", help="one run at the layout's budget heap (hostenv)"
+    )
     what.add_argument("--bisect", action="store_true", help="find the smallest passing heap")
     what.add_argument("--parts", action="store_true", help="only the resident cost per part")
     parser.add_argument("--moves", type=int, default=DEFAULT_MOVES, help="accepted moves")
@@ -547,13 +742,33 @@ def main(argv=None):
         help="the code in a ROMFS image mounted at /rom (bytecode in place), not on the flash",
     )
     parser.add_argument(
-        "--json", help="where --bisect writes (build/mem.json, with --romfs build/mem-romfs.json)"
+        "--binary",
+        help="the MicroPython unix port to run (default: the 32-bit one if found, else 64-bit)",
+    )
+    parser.add_argument(
+        "--json",
+        help="where the figures go (default build/mem.json, mem-romfs.json; mem-64*.json for "
+        "a 64-bit binary); --heap and --budget write only when given",
     )
     parser.add_argument("--image", help="use this built image instead of building one")
     args = parser.parse_args(argv)
-    if args.json is None:
-        args.json = str(DEFAULT_ROMFS_JSON if args.romfs else DEFAULT_JSON)
 
+    try:
+        binary = resolve_binary(args.binary)
+    except BinaryError as err:
+        print("mem_budget: error: %s" % err, file=sys.stderr)
+        return 2
+    if args.json is None and args.bisect:
+        args.json = str(default_json(binary.word_bits, args.romfs))
+    if args.heap:
+        try:
+            heap_spec(args.heap, binary.word_bits)
+        except ValueError:
+            print(
+                "mem_budget: error: --heap %r: bytes, K or wK (90112, 88K)" % args.heap,
+                file=sys.stderr,
+            )
+            return 2
     work = romfs_dir = None
     if args.image:
         image = Path(args.image)
@@ -579,32 +794,44 @@ def main(argv=None):
             print("layout: ROMFS image of %d bytes at /rom (code runs in place)" % sizes["romfs"])
         else:
             print("layout: .mpy files on the flash filesystem (imports copy them to the heap)")
-        rows = parts(image, romfs=romfs)
-        print("resident cost per part, in main.py's order:")
-        print_parts(rows)
+        rows = parts(image, romfs=romfs, binary=binary)
+        print("resident cost per part, in main.py's order (bytes of this binary):")
+        print_parts(rows, binary)
         if args.parts:
             return 0
-        if args.heap:
-            wk = int(args.heap.lower().rstrip("k").rstrip("w"))
-            res = run_once(image, wk, args.moves, romfs=romfs)
-            print("heap %dwK: %s" % (wk, describe(res)))
+        if args.heap or args.budget:
+            heap = args.heap or budget_heap(binary.word_bits, args.romfs)
+            spec, size = heap_spec(heap, binary.word_bits)
+            res = run_once(image, spec, args.moves, romfs=romfs, binary=binary)
+            print("heap %s: %s" % (heap_label(spec, size), describe(res)))
             if not res["ok"]:
                 print("\n".join("    | " + line for line in res["log_tail"]))
-            print_figures(summary(sizes, wk, res, args.moves))
+            out = summary(sizes, res, args.moves, rows)
+            print_figures(out)
+            if args.json:
+                Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+                Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+                print("figures: %s" % args.json)
             return 0 if res["ok"] else 1
+        hint = budget_heap(binary.word_bits, args.romfs)
         try:
-            min_wk, results = bisect(image, args.moves, print, romfs=romfs)
+            smallest, results = bisect(image, args.moves, print, binary, romfs=romfs, hint=hint)
         except RunFailed as err:
             print("mem_budget: error: %s" % err, file=sys.stderr)
             return 1
-        out = summary(sizes, min_wk, results[min_wk], args.moves, rows)
-        out["trials"] = {"%dwK" % k: describe(v) for k, v in sorted(results.items())}
+        out = summary(sizes, results[smallest], args.moves, rows)
+        out["min_heap"] = smallest
+        out["min_heap_bytes"] = results[smallest]["heap_bytes"]
+        out["trials"] = {
+            spec: describe(res)
+            for spec, res in sorted(results.items(), key=lambda kv: kv[1]["heap_bytes"])
+        }
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
         print_figures(out)
         print(
-            "smallest heap: %dwK (%d bytes on this %d-bit unix port, %d KB on a 32-bit board)"
-            % (min_wk, out["heap_bytes_unix"], word_bits(), min_wk)
+            "smallest heap: %s (%d-bit binary: %s)"
+            % (heap_label(smallest, out["min_heap_bytes"]), binary.word_bits, binary.path)
         )
         print("figures: %s" % args.json)
         return 0

@@ -139,12 +139,10 @@ def _python_api_names():
     names = set(BUILTIN_NAMES)
     for kind in (str, bytes, bytearray, memoryview, list, dict, tuple, set, int, object):
         names |= set(dir(kind))
-    for kind in (Exception, asyncio.Event, asyncio.Task, asyncio.StreamWriter, socket.socket):
+    kinds = (Exception, asyncio.Event, asyncio.Task, asyncio.StreamWriter, socket.socket)
+    for kind in kinds + (re.Pattern, re.Match):
         names |= set(dir(kind))
-    # Microdot's URL patterns: a compiled regex and its match (pattern.match(path), .group)
-    for kind in (type(re.compile("")), type(re.match("", ""))):
-        names |= set(dir(kind))
-    for module in (asyncio, socket, select, re):
+    for module in (asyncio, re, socket, select):
         names |= set(dir(module))
     return names
 

@@ -62,7 +62,16 @@ import time
 import tty
 from pathlib import Path
 
-from hostenv import BOARD_HEAP, HOSTBOARD, NotListening, find_micropython, heap_bytes, wait_port
+from hostenv import (
+    BOARD_HEAP,
+    HOSTBOARD,
+    BinaryError,
+    NotListening,
+    find_micropython,
+    heap_bytes,
+    wait_port,
+    word_bits,
+)
 
 _BANNER_TIMEOUT_S = 15.0
 
@@ -91,7 +100,7 @@ for _f in ('boot.py', 'main.py'):
 # keeps outside its Python heap is put here and pinned, then the heap is padded down so that
 # the firmware gets exactly the GC heap `heapsize` alone gives ({target} bytes).
 _PROLOGUE_START = """\
-import gc, sys
+import gc, micropython, sys
 _vb_b = 32 if sys.maxsize > 2**32 else 16
 _vb_a = _vb_builtins = _vb_rom = _vb_pad = None  # _vb_a: scratch (a count, then a file)
 _vb_r = 0
@@ -121,15 +130,30 @@ del vfs
 _vb_r += _vb_b + ({size} + _vb_b - 1) // _vb_b * _vb_b
 _vb_what.insert(0, 'ROMFS {size} bytes mounted at /rom')
 """
+# The padding is many small blocks (16 GC blocks of data each, in one list), not one large one, so
+# that the largest allocated block micropython.mem_info() reports is the firmware's, not the
+# padding's (a ROMFS image is one block, though: it stays the largest). The line and the
+# mem_info() block that follow it describe the heap the firmware starts with.
 _PROLOGUE_END = """\
 gc.collect()
-_vb_pad = gc.mem_free() + gc.mem_alloc() - _vb_r - {target} - _vb_b
-_vb_pad = bytearray(max(0, _vb_pad // _vb_b * _vb_b))
-_vb_r += _vb_b + len(_vb_pad)
+_vb_a = gc.mem_free() + gc.mem_alloc() - _vb_r - {target}
+_vb_what.append('padding %d bytes' % max(0, _vb_a))
+_vb_c = gc.mem_alloc()
+_vb_a += _vb_c
+_vb_pad = [None] * ((_vb_a - _vb_c) // (17 * _vb_b) + 3)
+_vb_i = 0
+gc.collect()  # the temporary [None]
+while _vb_a - gc.mem_alloc() >= 2 * _vb_b and _vb_i < len(_vb_pad) - 1:
+    _vb_pad[_vb_i] = bytearray(min(16 * _vb_b, _vb_a - gc.mem_alloc() - _vb_b))
+    _vb_i += 1
+if _vb_a - gc.mem_alloc() >= _vb_b:
+    _vb_pad[_vb_i] = (_vb_i, _vb_i)  # the last block
 gc.collect()
+_vb_r += gc.mem_alloc() - _vb_c
 print('vboard: %s; reserved %d; Python heap %d (heapsize gives %d)'
       % (', '.join(_vb_what), _vb_r, gc.mem_free() + gc.mem_alloc() - _vb_r, {target}))
-del _vb_a, _vb_b, _vb_r, _vb_what
+micropython.mem_info()
+del _vb_a, _vb_b, _vb_c, _vb_i, _vb_r, _vb_what
 """
 _RESERVED_LINE = "vboard: "
 # Room for what the prologue pins besides a ROMFS image (the stand-ins take ~5 KB).
@@ -183,6 +207,8 @@ class VirtualBoard:
         self.micropython = micropython or find_micropython()
         if self.micropython is None:
             raise VirtualBoardError("micropython (unix port) not found: run `make venv`")
+        if os.sep in str(self.micropython):  # it runs in the flash folder
+            self.micropython = os.path.abspath(self.micropython)
         self.hostboard = hostboard
         self.port = None
         self.process = None  # the REPL, or the booted app after boot()
@@ -259,7 +285,11 @@ class VirtualBoard:
             room += size
         prologue += _PROLOGUE_END.format(target=self.gc_heap_total())
         # the pinned bytes, plus the GC's own tables for them (~1.2%)
-        grown = heap_bytes(self.heapsize) + room * 102 // 100
+        try:
+            word_bytes = word_bits(self.micropython) // 8
+        except BinaryError as err:
+            raise VirtualBoardError(str(err))
+        grown = heap_bytes(self.heapsize, word_bytes) + room * 102 // 100
         return self._argv(grown), prologue + program
 
     def start_repl(self):

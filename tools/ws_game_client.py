@@ -72,15 +72,19 @@ class WsGameClient:
 
     # ---- connection --------------------------------------------------------------------------
 
+    def connect_options(self):
+        """Extra keyword arguments of websockets.connect: the source address, if any. A
+        subclass may add its own (tools/bot_runner.py passes a socket of its own making)."""
+        return {"local_addr": (self.source, 0)} if self.source else {}
+
     async def connect(self):
-        extra = {"local_addr": (self.source, 0)} if self.source else {}
         self.ws = await websockets.connect(
             self.url,
             ping_interval=None,
             max_size=2**16,
             open_timeout=self.open_timeout,
             close_timeout=2,
-            **extra,
+            **self.connect_options(),
         )
         self._tasks.append(asyncio.create_task(self._reader()))
         if self.heartbeat_s:
@@ -221,6 +225,20 @@ class WsGameClient:
             if self.closed and not predicate():
                 raise self.closed_error(what)
             await asyncio.sleep(0.005)
+
+
+def ws_url(url):
+    """The game socket of a board from any URL of it: ws://host:port/ws as is, an http:// page
+    (http://192.168.4.1/, http://127.0.0.1:8080/) becomes its /ws, a bare host:port too."""
+    url = url.strip()
+    if "://" not in url:
+        url = "http://" + url
+    scheme, rest = url.split("://", 1)
+    host, _, path = rest.partition("/")
+    if scheme in ("ws", "wss") and path:
+        return url
+    scheme = "wss" if scheme in ("https", "wss") else "ws"
+    return "%s://%s/ws" % (scheme, host)
 
 
 def merge(parts):

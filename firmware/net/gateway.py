@@ -62,10 +62,14 @@ FRAME_MS = const(3000)  # a frame whose header arrived must be complete within t
 # Inbound rate limit, a token bucket per client: a fast human sends a few intents a second (at
 # most a move per cooldown, 100 ms at the shortest, a retry or two, a ping every few seconds);
 # a burst of RATE_BURST, then RATE_PER_S. A frame over the limit is refused (RATE_LIMITED) and
-# not applied; RATE_ABUSE refusals in a row close the socket (1008).
+# not applied. Refusals add up in a second bucket that drains by ABUSE_DRAIN_PER_S; when it
+# holds RATE_ABUSE the socket is closed (1008). The frames the refilled bucket lets through do
+# not empty it, so a client that keeps sending over its limit is closed (at 5x the limit in
+# under 2 s, at 2x in under 10 s), and one that slightly or briefly exceeds it is only refused.
 RATE_BURST = const(40)
 RATE_PER_S = const(20)
 RATE_ABUSE = const(100)
+ABUSE_DRAIN_PER_S = const(5)
 CLOSE_WAIT_MS = const(1000)  # how long a closing session may take to flush its close frame
 LINGER_MS = const(300)  # then how long to read (and drop) input until the peer closes too
 _POLL_MS = const(20)  # how often a closing session looks whether its close frame is out
@@ -92,7 +96,7 @@ class Session:
         self.last_rx = self.opened = ticks_ms()
         self.frame_at = -1  # ticks_ms when an unfinished frame's header arrived, -1: none
         self.tokens = RATE_BURST * 1000  # rate limit bucket, in thousandths of a frame
-        self.over = 0  # frames refused in a row for the rate limit
+        self.over = 0  # refusals for the rate limit, in thousandths, draining with time
         self.task = None
 
     # ---- the mailbox (called by MatchHost and the publisher, synchronously) -------------------
@@ -171,19 +175,22 @@ class Session:
         self.kill(close, reason)
 
     def _within_rate(self, now):
-        """Take one frame from the bucket; False (and a count toward abuse) when it is empty."""
+        """Take one frame from the bucket; False (one more refusal toward 1008) when empty."""
         elapsed = ticks_diff(now, self.last_rx)
         if elapsed > RATE_BURST * 1000:  # long enough to refill the bucket (and a small int)
             elapsed = RATE_BURST * 1000
         tokens = self.tokens + elapsed * RATE_PER_S
         if tokens > RATE_BURST * 1000:
             tokens = RATE_BURST * 1000
+        over = self.over - elapsed * ABUSE_DRAIN_PER_S
+        if over < 0:
+            over = 0
         if tokens < 1000:
             self.tokens = tokens
-            self.over += 1
+            self.over = over + 1000
             return False
         self.tokens = tokens - 1000
-        self.over = 0
+        self.over = over
         return True
 
     async def _read_frames(self):
@@ -224,7 +231,7 @@ class Session:
                 self._closed_by_peer(data, n)
                 return
             if not within:
-                if self.over >= RATE_ABUSE:
+                if self.over >= RATE_ABUSE * 1000:
                     self._refuse(intents.RATE_LIMITED, CLOSE_POLICY, "too many messages")
                     return
                 host.handle(self, intents.error(intents.RATE_LIMITED))

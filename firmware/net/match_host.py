@@ -418,15 +418,16 @@ class MatchHost:
         )
 
     def status(self):
-        """Figures for a status page: the members of a JSON object, as text (no dict: /status
-        then allocates one string, not a table that grows member by member)."""
+        """The match's /status figures, as JSON members (text to go inside an object):
+        the phase, the match number, players connected now, seats taken (connected or inside
+        their reconnect grace period), and the observers."""
         present = 0
         held = 0
         for number in (1, 2):
             if self.seats[number].session is not None:
-                present += 1  # connected now
+                present += 1
             if self.seats[number].token is not None:
-                held += 1  # taken, connected or inside their reconnect grace period
+                held += 1
         return (
             '"phase":"%s","match":%d,"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
             % (

@@ -101,8 +101,9 @@ def _probe(probe):
 
 
 def add_status_route(app, board):
-    """GET /status: the board's figures (a net.board.Board) as JSON, after a collection, so
-    the heap figures are live data only."""
+    """GET /status: the board's figures (a net.board.Board) as one JSON object, written
+    straight as text after a collection (no dictionaries: the heap figures are live data,
+    and the request itself needs little)."""
 
     @app.route("/status")
     def status(request):
@@ -113,17 +114,13 @@ def add_status_route(app, board):
             stations = -1
         game = board.game
         server = board.server
-        mem_free = getattr(gc, "mem_free", None)  # MicroPython only
-        # one format, one string: a dict and json.dumps would allocate a growing table and a
-        # growing buffer, on a heap that may be short of room late in a long party
-        body = (
-            '{%s,"ssid":%s,"preset":"%s","uptime_ms":%d,"stations":%d,"dns_answered":%d,'
-            '"dns_ignored":%d,"http_open":%d,"http_refused":%d,"http_evicted":%d,"sessions":%d,'
-            '"mem_free":%d,"mem_alloc":%d}'
+        text = (
+            '{%s,"ssid":%s,"preset":%s,"uptime_ms":%d,"stations":%d,"dns_answered":%d,'
+            '"dns_ignored":%d,"http_open":%d,"http_refused":%d,"http_evicted":%d,"sessions":%d'
             % (
                 game.status(),
                 json.dumps(board.config.ssid),
-                board.config.preset,
+                json.dumps(board.config.preset),
                 time.ticks_diff(time.ticks_ms(), board.started),
                 stations,
                 board.dns.answered,
@@ -132,11 +129,12 @@ def add_status_route(app, board):
                 server.refused,
                 server.evicted,
                 len(game.sessions),
-                mem_free() if mem_free else -1,
-                gc.mem_alloc() if mem_free else -1,
             )
         )
-        return Response(body, 200, {"Content-Type": JSON_TYPE, "Cache-Control": "no-store"})
+        mem_free = getattr(gc, "mem_free", None)
+        if mem_free is not None:
+            text += ',"mem_free":%d,"mem_alloc":%d' % (mem_free(), gc.mem_alloc())
+        return Response(text + "}", 200, {"Content-Type": JSON_TYPE, "Cache-Control": "no-store"})
 
 
 def add_client_routes(app, web_dir):

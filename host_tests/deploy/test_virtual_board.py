@@ -22,6 +22,7 @@ import urllib.request
 import pytest
 
 import build_image
+import mem_log
 from game_client import (
     both_ready,
     close_all,
@@ -29,7 +30,16 @@ from game_client import (
     run,
     two_players_and_observer,
 )
-from hostenv import BOARD_HEAP, FIRMWARE, ROOT, TOOLS, free_port, heap_bytes, serving_env
+from hostenv import (
+    BOARD_HEAP,
+    FIRMWARE,
+    ROOT,
+    TOOLS,
+    free_port,
+    heap_bytes,
+    serving_env,
+    word_bits,
+)
 from virtual_board import VirtualBoard, reserved_bytes
 
 pytestmark = pytest.mark.upy
@@ -467,3 +477,39 @@ def test_booted_board_gets_exactly_the_heap_its_heapsize_gives(image, tmp_path):
     assert first.startswith("vboard: built-in stand-ins "), first
     assert target <= left < target + 32, (first, target)
     assert "code: net.gateway from net/gateway.mpy" in log, log
+
+
+def pinned_and_boot_blocks(log, binary):
+    """The virtual board's own mem_info() block (before boot.py) and the firmware's at boot."""
+    blocks = mem_log.mem_info_blocks(log, mem_log.gc_block_bytes(word_bits(binary)))
+    assert [b["label"].split(":")[0] for b in blocks] == ["vboard", "mem"], blocks
+    assert blocks[1]["label"].startswith("mem: ready: heap used ")
+    return blocks
+
+
+@pytest.mark.parametrize("bits", [64, 32])
+def test_the_padding_is_small_blocks_on_both_word_sizes(
+    image, tmp_path, bits, upy_binary, request
+):
+    """The bytes the virtual board pads the heap with are many small blocks, so mem_info()'s
+    largest allocated block is the firmware's; the firmware still gets exactly its heap. On
+    the 32-bit port the heap is given in plain bytes and `w` is no different from K."""
+    binary = upy_binary if bits == 64 else request.getfixturevalue("upy32_binary")
+    heap = BOARD_HEAP if bits == 64 else str(heap_bytes(BOARD_HEAP, word_bytes=4))
+    shutil.copytree(image, tmp_path / "flash")
+    with VirtualBoard(tmp_path / "flash", heapsize=heap, micropython=binary) as board:
+        target = board.gc_heap_total()
+        assert target == board.gc_heap_total(BOARD_HEAP)  # 112wK: the same heap on 32-bit
+        boot_serving(board)
+        log = board.read_log()
+    first, left = python_heap_left(log)
+    assert ", padding " in first, first
+    assert target <= left < target + mem_log.gc_block_bytes(bits), (first, target)
+    pinned, boot = pinned_and_boot_blocks(log, binary)
+    padding = int(first.split(", padding ")[1].split()[0])
+    assert padding > 16 * 1024  # what is pinned is mostly padding ...
+    assert (
+        pinned["largest_block_bytes"] < 1024
+    )  # ... in blocks of at most 16 GC blocks (and a list)
+    assert boot["largest_block_bytes"] > pinned["largest_block_bytes"]
+    assert 0 < boot["largest_free_block_bytes"] <= boot["free"]
