@@ -239,15 +239,24 @@ def print_table(report):
                 r["naive_over_records"],
             )
         )
-    print("\n== wire: per view ==")
+    print("\n== wire: per view (us: written whole; 'again': the same state, updated in place) ==")
     print(
-        "%-18s %12s %12s %10s %10s"
-        % ("view", "records avg", "records max", "bytes avg", "bytes max")
+        "%-18s %8s %8s %9s %9s %9s %9s %9s"
+        % ("view", "rec avg", "rec max", "bytes avg", "bytes max", "us CPy", "us unix", "again")
     )
     for r in report["wire"]["per_view"]:
         print(
-            "%-18s %12.2f %12d %10.1f %10d"
-            % (r["name"], r["records_mean"], r["records_max"], r["bytes_mean"], r["bytes_max"])
+            "%-18s %8.2f %8d %9.1f %9d %9.1f %9s %9s"
+            % (
+                r["name"],
+                r["records_mean"],
+                r["records_max"],
+                r["bytes_mean"],
+                r["bytes_max"],
+                r["us_per_view_cpython"],
+                r.get("us_per_view_upy", "-"),
+                r.get("us_per_update_upy", "-"),
+            )
         )
     print("\n== latency (loopback, real firmware on the unix port) ==")
     lat = report["latency"]

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import websockets
 
+from build_image import BuildError, microdot_dir, microdot_files, mpy_cross_command
 from host_board import HostBoardError, start_host_board, stop_host_board
 from hostenv import (
     GATEWAY_HEAP,
@@ -64,6 +65,23 @@ async def echo(request, ws):
 
 app.run(host="127.0.0.1", port=int(sys.argv[1]))
 """
+
+
+def echo_microdot(lib):
+    """The pinned Microdot, untrimmed, compiled to .mpy in lib/microdot (the echo needs the parts
+    the board's trimmed copy leaves out: with_websocket, receive, send, run); returns lib."""
+    package = lib / "microdot"
+    package.mkdir(parents=True, exist_ok=True)
+    try:
+        source = microdot_dir()
+        cross = mpy_cross_command()
+        files = microdot_files(source) + ["helpers.py"]  # helpers: websocket_wrapper's
+    except BuildError as err:
+        sys.exit("latency_bench: %s" % err)
+    for name in files:
+        out = package / (name[:-3] + ".mpy")
+        subprocess.run([*cross, "-o", str(out), str(source / name)], check=True)
+    return lib
 
 
 def percentile(values, p):
@@ -220,17 +238,17 @@ def main(argv=None):
         game = start_host_board(upy, work, json.dumps(settings), heap=args.heap)
     except HostBoardError as err:
         sys.exit("latency_bench: %s" % err)
-    flash = game.flash  # the host board compiled Microdot into its lib/: the echo uses it too
     echo_port = free_port()
     echo_log = work / "echo.log"
     echo = None
     try:
         (work / "echo.py").write_text(ECHO_SERVER)
+        lib = echo_microdot(work / "echo-lib")
         with open(echo_log, "wb") as log:
             echo = subprocess.Popen(
                 [upy, "-X", "heapsize=" + args.heap, str(work / "echo.py"), str(echo_port)],
-                cwd=flash,
-                env=dict(os.environ, MICROPYPATH=".frozen:" + str(flash / "lib")),
+                cwd=work,
+                env=dict(os.environ, MICROPYPATH=".frozen:" + str(lib)),
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

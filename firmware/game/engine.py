@@ -2,59 +2,62 @@
 # the authoritative clock); the engine never reads a clock and never raises on bad input: every
 # refusal is a code from game.rules and leaves the state and the state sequence unchanged.
 # After construction nothing in enqueue() / process() / advance() allocates.
+from game.compat import const
 from game.fifo import CommandQueue
 from game.maze import Workspace, generate_into, mirror, neighbour
 from game.placement import Placer
 from game.prng import Prng
-from game.rules import (
-    ACTIVE,
-    BAD_COMMAND,
-    CLOCK_LIMIT_MS,
-    CMD_DROP,
-    CMD_MOVE,
-    COOLDOWN,
-    COUNTDOWN,
-    COUNTDOWN_REFUSED,
-    DIR_BITS,
-    EMPTY,
-    EV_COMPASS,
-    EV_EXIT_OPENED,
-    EV_EXITED,
-    EV_KEY_DROPPED,
-    EV_KEY_PICKED,
-    EV_KEY_RETURNED,
-    EV_MEETING,
-    EV_MOVED,
-    EV_PHASE,
-    EV_RESULT,
-    EV_VISION,
-    EXIT_CLOSED,
-    EXITED,
-    FINISH_WINDOW_MS,
-    FINISHED,
-    MAX_ARTIFACT_PAIRS,
-    MAX_EVENTS,
-    MAX_SIDE,
-    MIN_SIDE,
-    NO_BEARING,
-    NO_KEY,
-    NOT_PLAYER,
-    NOT_YOUR_EXIT,
-    OBJ_VISION,
-    OK,
-    OUT_OF_ORDER,
-    PHASE,
-    QUEUE_FULL,
-    RADIUS_NORMAL,
-    RADIUS_VISION,
-    RESULT_DRAW,
-    RESULT_FORFEIT,
-    RESULT_NONE,
-    RESULT_WIN,
-    VISION_MOVES,
-    WAITING,
-    WALL,
-)
+from game.rules import DIR_BITS
+
+# The numbers of game.rules this module uses, as private consts: the compiler puts their values
+# in the bytecode, so they take no room in the module's globals and load faster
+# (host_tests/test_private_consts.py checks they equal game.rules').
+_ACTIVE = const(2)
+_BAD_COMMAND = const(1)
+_CLOCK_LIMIT_MS = const(0x3FFFFFFF - 0x20000)
+_CMD_DROP = const(2)
+_CMD_MOVE = const(1)
+_COOLDOWN = const(7)
+_COUNTDOWN = const(1)
+_COUNTDOWN_REFUSED = const(5)
+_EMPTY = const(13)
+_EV_COMPASS = const(7)
+_EV_EXITED = const(10)
+_EV_EXIT_OPENED = const(8)
+_EV_KEY_DROPPED = const(9)
+_EV_KEY_PICKED = const(4)
+_EV_KEY_RETURNED = const(6)
+_EV_MEETING = const(5)
+_EV_MOVED = const(2)
+_EV_PHASE = const(1)
+_EV_RESULT = const(11)
+_EV_VISION = const(3)
+_EXITED = const(12)
+_EXIT_CLOSED = const(10)
+_FINISHED = const(3)
+_FINISH_WINDOW_MS = const(200)
+_MAX_ARTIFACT_PAIRS = const(4)
+_MAX_EVENTS = const(12)
+_MAX_SIDE = const(32)
+_MIN_SIDE = const(5)
+_NOT_PLAYER = const(2)
+_NOT_YOUR_EXIT = const(11)
+_NO_BEARING = const(255)
+_NO_KEY = const(9)
+_OBJ_VISION = const(3)
+_OK = const(0)
+_OUT_OF_ORDER = const(6)
+_PHASE = const(4)
+_QUEUE_FULL = const(3)
+_RADIUS_NORMAL = const(3)
+_RADIUS_VISION = const(6)
+_RESULT_DRAW = const(2)
+_RESULT_FORFEIT = const(3)
+_RESULT_NONE = const(0)
+_RESULT_WIN = const(1)
+_VISION_MOVES = const(10)
+_WAITING = const(0)
+_WALL = const(8)
 
 # Fixed object slots (see game.placement.place): keys, exits, compasses, then artifacts.
 KEY_SLOT = (0, 0, 1)  # KEY_SLOT[owner]
@@ -63,8 +66,8 @@ COMPASS_SLOT = (0, 4, 5)
 FIRST_ARTIFACT_SLOT = 6
 
 # tan(22.5 degrees) ~ 414/1000: the border between a straight and a diagonal bearing.
-_TAN_NUM = 414
-_TAN_DEN = 1000
+_TAN_NUM = const(414)
+_TAN_DEN = const(1000)
 
 
 def bearing(from_cell, to_cell, w):
@@ -100,11 +103,11 @@ class Match:
         braid_percent=40,
     ):
         for name, value, low, high in (
-            ("width", width, MIN_SIDE, MAX_SIDE),
-            ("height", height, MIN_SIDE, MAX_SIDE),
+            ("width", width, _MIN_SIDE, _MAX_SIDE),
+            ("height", height, _MIN_SIDE, _MAX_SIDE),
             ("cooldown_ms", cooldown_ms, 0, 60000),
             ("countdown_ms", countdown_ms, 0, 60000),
-            ("artifact_pairs", artifact_pairs, 0, MAX_ARTIFACT_PAIRS),
+            ("artifact_pairs", artifact_pairs, 0, _MAX_ARTIFACT_PAIRS),
             ("braid_percent", braid_percent, 0, 100),
         ):
             if not _is_int(value) or not low <= value <= high:
@@ -136,9 +139,9 @@ class Match:
         self._work = Workspace(width * height)  # maze generation, placement: no allocation
         self._placer = Placer(self._work)
         self._rng = Prng(0)  # reseeded by reset()
-        self.ev_kind = bytearray(MAX_EVENTS)
-        self.ev_a = [0] * MAX_EVENTS
-        self.ev_b = [0] * MAX_EVENTS
+        self.ev_kind = bytearray(_MAX_EVENTS)
+        self.ev_a = [0] * _MAX_EVENTS
+        self.ev_b = [0] * _MAX_EVENTS
         self.ev_count = 0
         self.reset(seed)
 
@@ -176,18 +179,18 @@ class Match:
             self.inventory[seat] = 0
             self.key_carrier[seat] = 0
             self.vision[seat] = 0
-            self.compass[seat] = NO_BEARING
+            self.compass[seat] = _NO_BEARING
             self.ready_at[seat] = 0
             self.exit_open[seat] = 0
             self.exited[seat] = 0
             self.exit_time[seat] = -1
-        self.phase = WAITING
+        self.phase = _WAITING
         self.state_seq = 0
         self.meeting_seq = 0
         self.now = 0
         self.countdown_end = 0
         self.first_out = 0  # seat that exited first, 0 = nobody yet
-        self.result = RESULT_NONE
+        self.result = _RESULT_NONE
         self.winner = 0
         self.queue.clear()
         self.done_seq = 0
@@ -201,20 +204,20 @@ class Match:
         """Accept one command into the FIFO: OK (self.queue.last_seq is its sequence) or a
         refusal code. Observers (any seat but 1 and 2) cannot enqueue."""
         if not _is_int(player) or not _is_int(kind) or not _is_int(arg) or not _is_int(time_ms):
-            return BAD_COMMAND
+            return _BAD_COMMAND
         if player != 1 and player != 2:
-            return NOT_PLAYER
-        if kind == CMD_MOVE:
+            return _NOT_PLAYER
+        if kind == _CMD_MOVE:
             if arg < 0 or arg > 3:
-                return BAD_COMMAND
-        elif kind != CMD_DROP or arg != 0:
-            return BAD_COMMAND
-        if time_ms < 0 or time_ms > CLOCK_LIMIT_MS:
-            return BAD_COMMAND
+                return _BAD_COMMAND
+        elif kind != _CMD_DROP or arg != 0:
+            return _BAD_COMMAND
+        if time_ms < 0 or time_ms > _CLOCK_LIMIT_MS:
+            return _BAD_COMMAND
         if self.queue.full():
-            return QUEUE_FULL
+            return _QUEUE_FULL
         self.queue.push(player, kind, arg, time_ms)
-        return OK
+        return _OK
 
     def process(self):
         """Process the oldest queued command; returns OK, a refusal code or EMPTY. The command
@@ -222,7 +225,7 @@ class Match:
         self.ev_count = 0
         q = self.queue
         if q.count == 0:
-            return EMPTY
+            return _EMPTY
         i = q.pop()
         player = q.player[i]
         kind = q.kind[i]
@@ -231,15 +234,15 @@ class Match:
         self.done_kind = kind
         time_ms = q.time[i]
         if time_ms < self.now:
-            return OUT_OF_ORDER
+            return _OUT_OF_ORDER
         self._advance(time_ms)
-        if self.phase == COUNTDOWN:
-            return COUNTDOWN_REFUSED
-        if self.phase != ACTIVE:
-            return PHASE
+        if self.phase == _COUNTDOWN:
+            return _COUNTDOWN_REFUSED
+        if self.phase != _ACTIVE:
+            return _PHASE
         if self.exited[player]:
-            return EXITED
-        if kind == CMD_DROP:
+            return _EXITED
+        if kind == _CMD_DROP:
             return self._drop(player)
         return self._move(player, q.arg[i], time_ms)
 
@@ -247,52 +250,52 @@ class Match:
         """Move the authoritative clock forward: ends the countdown and finalises a finish
         window whose 200 ms have strictly passed. OK, or OUT_OF_ORDER for a clock going back."""
         self.ev_count = 0
-        if not _is_int(time_ms) or time_ms < 0 or time_ms > CLOCK_LIMIT_MS:
-            return BAD_COMMAND
+        if not _is_int(time_ms) or time_ms < 0 or time_ms > _CLOCK_LIMIT_MS:
+            return _BAD_COMMAND
         if time_ms < self.now:
-            return OUT_OF_ORDER
+            return _OUT_OF_ORDER
         self._advance(time_ms)
-        return OK
+        return _OK
 
     def start(self, time_ms):
         """WAITING -> COUNTDOWN (both seats ready). The match goes ACTIVE countdown_ms later."""
         self.ev_count = 0
-        if not _is_int(time_ms) or time_ms < 0 or time_ms > CLOCK_LIMIT_MS:
-            return BAD_COMMAND
+        if not _is_int(time_ms) or time_ms < 0 or time_ms > _CLOCK_LIMIT_MS:
+            return _BAD_COMMAND
         if time_ms < self.now:
-            return OUT_OF_ORDER
-        if self.phase != WAITING:
-            return PHASE
+            return _OUT_OF_ORDER
+        if self.phase != _WAITING:
+            return _PHASE
         self.now = time_ms
         self.countdown_end = time_ms + self.countdown_ms
-        self._set_phase(COUNTDOWN)
+        self._set_phase(_COUNTDOWN)
         self._advance(time_ms)
-        return OK
+        return _OK
 
     def forfeit(self, player, time_ms):
         """The seat gives up (or its grace period ran out): the other seat wins."""
         self.ev_count = 0
         if not _is_int(player) or not _is_int(time_ms):
-            return BAD_COMMAND
+            return _BAD_COMMAND
         if player != 1 and player != 2:
-            return NOT_PLAYER
-        if time_ms < 0 or time_ms > CLOCK_LIMIT_MS:
-            return BAD_COMMAND
+            return _NOT_PLAYER
+        if time_ms < 0 or time_ms > _CLOCK_LIMIT_MS:
+            return _BAD_COMMAND
         if time_ms < self.now:
-            return OUT_OF_ORDER
+            return _OUT_OF_ORDER
         self._advance(time_ms)
-        if self.phase != COUNTDOWN and self.phase != ACTIVE:
-            return PHASE
+        if self.phase != _COUNTDOWN and self.phase != _ACTIVE:
+            return _PHASE
         if self.exited[player]:
-            return EXITED  # already out of the maze: the finish window decides, not a forfeit
-        self._finish(RESULT_FORFEIT, 3 - player)
-        return OK
+            return _EXITED  # already out of the maze: the finish window decides, not a forfeit
+        self._finish(_RESULT_FORFEIT, 3 - player)
+        return _OK
 
     # ---- queries -----------------------------------------------------------------------
 
     def radius(self, player):
         """The server-owned projection radius of a seat: 6 while a vision effect lasts."""
-        return RADIUS_VISION if self.vision[player] else RADIUS_NORMAL
+        return _RADIUS_VISION if self.vision[player] else _RADIUS_NORMAL
 
     def key_location(self, owner):
         """(cell, carrier): the key of owner lies on cell (carrier 0) or is carried by carrier
@@ -351,7 +354,7 @@ class Match:
 
     def _emit(self, kind, a, b):
         n = self.ev_count
-        if n < MAX_EVENTS:
+        if n < _MAX_EVENTS:
             self.ev_kind[n] = kind
             self.ev_a[n] = a
             self.ev_b[n] = b
@@ -360,37 +363,37 @@ class Match:
     def _set_phase(self, phase):
         self.phase = phase
         self.state_seq += 1
-        self._emit(EV_PHASE, phase, 0)
+        self._emit(_EV_PHASE, phase, 0)
 
     def _finish(self, result, winner):
         self.result = result
         self.winner = winner
-        self._emit(EV_RESULT, result, winner)
-        self._set_phase(FINISHED)
+        self._emit(_EV_RESULT, result, winner)
+        self._set_phase(_FINISHED)
 
     def _advance(self, time_ms):
         self.now = time_ms
-        if self.phase == COUNTDOWN and time_ms >= self.countdown_end:
-            self._set_phase(ACTIVE)
+        if self.phase == _COUNTDOWN and time_ms >= self.countdown_end:
+            self._set_phase(_ACTIVE)
         if (
-            self.phase == ACTIVE
+            self.phase == _ACTIVE
             and self.first_out
-            and time_ms > self.exit_time[self.first_out] + FINISH_WINDOW_MS
+            and time_ms > self.exit_time[self.first_out] + _FINISH_WINDOW_MS
         ):
-            self._finish(RESULT_WIN, self.first_out)
+            self._finish(_RESULT_WIN, self.first_out)
 
     def _drop(self, player):
         owner = self.inventory[player]
         if not owner:
-            return NO_KEY
+            return _NO_KEY
         slot = KEY_SLOT[owner]
         self.inventory[player] = 0
         self.key_carrier[owner] = 0
         self.obj_cell[slot] = self.pos[player]
         self.obj_present[slot] = 1
         self.state_seq += 1
-        self._emit(EV_KEY_DROPPED, player, owner)
-        return OK
+        self._emit(_EV_KEY_DROPPED, player, owner)
+        return _OK
 
     def _move(self, player, direction, time_ms):
         w = self.width
@@ -398,23 +401,23 @@ class Match:
         if not self.cells[here] & DIR_BITS[direction]:
             return self._outward(player, direction, time_ms)
         if time_ms < self.ready_at[player]:
-            return COOLDOWN
+            return _COOLDOWN
         dest = neighbour(here, direction, w, self.height)
         self.state_seq += 1
         self.ready_at[player] = time_ms + self.cooldown_ms
         self.pos[player] = dest
-        self.compass[player] = NO_BEARING  # a successful move clears the hint (step 5 may re-set)
-        self._emit(EV_MOVED, player, dest)
+        self.compass[player] = _NO_BEARING  # a successful move clears the hint (step 5 may re-set)
+        self._emit(_EV_MOVED, player, dest)
         # 1. An existing vision effect loses one move.
         if self.vision[player]:
             self.vision[player] -= 1
         # 2. An unconsumed artifact on the destination is consumed: the counter is reset to ten.
         for slot in range(FIRST_ARTIFACT_SLOT, len(self.obj_kind)):
             if self.obj_present[slot] and self.obj_cell[slot] == dest:
-                if self.obj_kind[slot] == OBJ_VISION:
+                if self.obj_kind[slot] == _OBJ_VISION:
                     self.obj_present[slot] = 0
-                    self.vision[player] = VISION_MOVES
-                    self._emit(EV_VISION, player, slot)
+                    self.vision[player] = _VISION_MOVES
+                    self._emit(_EV_VISION, player, slot)
         # 3. An empty hand picks up the lowest-owner-numbered ground key here.
         if not self.inventory[player]:
             for owner in (1, 2):
@@ -423,13 +426,13 @@ class Match:
                     self.obj_present[slot] = 0
                     self.inventory[player] = owner
                     self.key_carrier[owner] = player
-                    self._emit(EV_KEY_PICKED, player, owner)
+                    self._emit(_EV_KEY_PICKED, player, owner)
                     break
         # 4. Ending on the other player's cell is a meeting: every carried key goes home.
         other = 3 - player
         if not self.exited[other] and self.pos[other] == dest:
             self.meeting_seq += 1
-            self._emit(EV_MEETING, player, self.meeting_seq)
+            self._emit(_EV_MEETING, player, self.meeting_seq)
             carried1 = self.inventory[1]
             carried2 = self.inventory[2]
             self.inventory[1] = 0
@@ -442,7 +445,7 @@ class Match:
         if dest == self.obj_cell[COMPASS_SLOT[player]]:
             hint = bearing(dest, self.obj_cell[EXIT_SLOT[player]], w)
             self.compass[player] = hint
-            self._emit(EV_COMPASS, player, hint)
+            self._emit(_EV_COMPASS, player, hint)
         # 6. Entering the own exit with the own key opens it.
         if (
             dest == self.obj_cell[EXIT_SLOT[player]]
@@ -450,13 +453,13 @@ class Match:
             and not self.exit_open[player]
         ):
             self.exit_open[player] = 1
-            self._emit(EV_EXIT_OPENED, player, 0)
-        return OK
+            self._emit(_EV_EXIT_OPENED, player, 0)
+        return _OK
 
     def _return_key(self, owner, had_it):
         self.inventory[owner] = owner
         self.key_carrier[owner] = owner
-        self._emit(EV_KEY_RETURNED, owner, had_it)
+        self._emit(_EV_KEY_RETURNED, owner, had_it)
 
     def _outward(self, player, direction, time_ms):
         # A closed side: the only way through is leaving the map from an open own exit.
@@ -465,26 +468,26 @@ class Match:
         theirs = EXIT_SLOT[3 - player]
         if here == self.obj_cell[own] and direction == self.obj_variant[own]:
             if not self.exit_open[player]:
-                return EXIT_CLOSED
+                return _EXIT_CLOSED
         elif here == self.obj_cell[theirs] and direction == self.obj_variant[theirs]:
-            return NOT_YOUR_EXIT
+            return _NOT_YOUR_EXIT
         else:
-            return WALL
+            return _WALL
         if time_ms < self.ready_at[player]:
-            return COOLDOWN
+            return _COOLDOWN
         self.state_seq += 1
         self.ready_at[player] = time_ms + self.cooldown_ms
         self.exited[player] = 1
         self.exit_time[player] = time_ms
         if not self.first_out:
             self.first_out = player
-            self._emit(EV_EXITED, player, 0)
-            return OK
+            self._emit(_EV_EXITED, player, 0)
+            return _OK
         # The other seat left first and its window has not closed (else _advance ended the
         # match before this command): same timestamp up to and including +200 ms is a draw.
-        self._emit(EV_EXITED, player, 1)
-        self._finish(RESULT_DRAW, 0)
-        return OK
+        self._emit(_EV_EXITED, player, 1)
+        self._finish(_RESULT_DRAW, 0)
+        return _OK
 
 
 def _mix(h, value):

@@ -1,10 +1,8 @@
 # Allocation-free JSON pieces written straight into a preallocated bytearray: integers as
-# decimal digits, constant byte strings, and one hex digit per maze cell. Every writer takes the
-# buffer and a position and returns the position after what it wrote; the matching size
-# function (ndigits) lets a planner know a record's length before writing it. Nothing here
-# builds a str, a bytes or a list, so the projector's steady state allocates nothing.
-
-_HEX = b"0123456789abcdef"
+# decimal digits and constant byte strings. Every writer takes the buffer and a position and
+# returns the position after what it wrote; the matching size function (ndigits) lets a planner
+# know a record's length before writing it. Nothing here builds a str, a bytes or a list, so
+# the projector's steady state allocates nothing.
 
 
 def ndigits(value):
@@ -30,9 +28,24 @@ def put(buf, pos, data):
 
 def put_int(buf, pos, value):
     """Write int value in decimal at pos (digits are filled from the right, no str is made)."""
-    if 0 <= value < 10:  # most numbers of a view: one digit
-        buf[pos] = 48 + value
-        return pos + 1
+    if 0 <= value < 1000:  # most numbers of a view: a cell index, a count, a flag
+        if value < 10:
+            buf[pos] = 48 + value
+            return pos + 1
+        if value < 100:
+            buf[pos] = 48 + value // 10
+            buf[pos + 1] = 48 + value % 10
+            return pos + 2
+        buf[pos] = 48 + value // 100
+        buf[pos + 1] = 48 + value // 10 % 10
+        buf[pos + 2] = 48 + value % 10
+        return pos + 3
+    if 1000 <= value < 10000:  # a state sequence, a cell of a large maze
+        buf[pos] = 48 + value // 1000
+        buf[pos + 1] = 48 + value // 100 % 10
+        buf[pos + 2] = 48 + value // 10 % 10
+        buf[pos + 3] = 48 + value % 10
+        return pos + 4
     if value < 0:
         buf[pos] = 45  # '-'
         pos += 1
@@ -46,12 +59,3 @@ def put_int(buf, pos, value):
         if not value:
             break
     return end
-
-
-def put_hex(buf, pos, cells, first, count):
-    """Write cells[first:first+count] as one lowercase hex digit each (values 0..15)."""
-    hexd = _HEX
-    for c in range(first, first + count):
-        buf[pos] = hexd[cells[c] & 15]
-        pos += 1
-    return pos

@@ -5,7 +5,18 @@
 # uses the maze Workspace's arrays for its distance tables: placing allocates nothing.
 from game.compat import const
 from game.maze import distances_into, mirror
-from game.rules import MAX_ARTIFACT_PAIRS, OBJ_COMPASS, OBJ_EXIT, OBJ_KEY, OBJ_VISION, E, N, S, W
+
+# Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
+# host_tests/test_private_consts.py).
+_E = const(1)
+_MAX_ARTIFACT_PAIRS = const(4)
+_N = const(0)
+_OBJ_COMPASS = const(2)
+_OBJ_EXIT = const(1)
+_OBJ_KEY = const(0)
+_OBJ_VISION = const(3)
+_S = const(2)
+_W = const(3)
 
 _TRIES = const(64)  # random candidates tried per object before the constraint is relaxed
 
@@ -22,13 +33,13 @@ def exit_direction(cell, w, h):
     x = cell % w
     y = cell // w
     if y == 0:
-        return N
+        return _N
     if x == w - 1:
-        return E
+        return _E
     if y == h - 1:
-        return S
+        return _S
     if x == 0:
-        return W
+        return _W
     return -1
 
 
@@ -38,7 +49,7 @@ class Placer:
     def __init__(self, work):
         # player 1's cells taken so far (player 2's are their mirrors): start, key, exit,
         # compass, artifacts
-        self.used = [0] * (4 + MAX_ARTIFACT_PAIRS)
+        self.used = [0] * (4 + _MAX_ARTIFACT_PAIRS)
         self.count = 0
         self.from_start = work.dist
         self.from_key = work.walls  # free once the maze is generated
@@ -120,13 +131,13 @@ class Placer:
         exit_cell = self.pick(_EXIT)
         compass = self.pick(_COMPASS)
         direction = exit_direction(exit_cell, w, h)
-        _put(kind, owner, variant, where, 0, OBJ_KEY, 0, key, n)
-        _put(kind, owner, variant, where, 2, OBJ_EXIT, direction, exit_cell, n)
-        _put(kind, owner, variant, where, 4, OBJ_COMPASS, 0, compass, n)
+        _put(kind, owner, variant, where, 0, _OBJ_KEY, 0, key, n)
+        _put(kind, owner, variant, where, 2, _OBJ_EXIT, direction, exit_cell, n)
+        _put(kind, owner, variant, where, 4, _OBJ_COMPASS, 0, compass, n)
         slot = 6
         for _ in range(artifact_pairs):
             artifact = self.pick(_ARTIFACT)
-            _put(kind, owner, variant, where, slot, OBJ_VISION, 0, artifact, n)
+            _put(kind, owner, variant, where, slot, _OBJ_VISION, 0, artifact, n)
             owner[slot] = 0  # artifacts belong to nobody
             owner[slot + 1] = 0
             slot += 2
@@ -142,5 +153,5 @@ def _put(kind, owner, variant, where, slot, obj, direction, cell, n):
     where[slot] = cell
     kind[slot + 1] = obj
     owner[slot + 1] = 2
-    variant[slot + 1] = (direction + 2) % 4 if obj == OBJ_EXIT else 0
+    variant[slot + 1] = (direction + 2) % 4 if obj == _OBJ_EXIT else 0
     where[slot + 1] = mirror(cell, n)

@@ -1,84 +1,83 @@
 # The view projector: the only way game state leaves the board, so the place where hidden
 # information stays hidden. A view is one role's projection of a Match (a player's square of
 # radius 3, or 6 under the vision effect, or everything for an observer), streamed as a
-# sequence of JSON records of at most 512 bytes into one preallocated buffer (docs/protocol.md).
+# sequence of JSON records of at most 512 bytes (docs/protocol.md).
 #
-#   proj = Projector()
-#   count = proj.begin(match, role)      # role 1, 2 or OBSERVER: snapshot + plan, count >= 1
+#   proj = Projector()                   # Projector(headroom, gap): room for frame headers
+#   count = proj.begin(match, role)      # role 1, 2 or OBSERVER: every record written
 #   for i in range(count):
-#       rec = proj.record(i)             # memoryview of record i, valid until the next call
+#       rec = proj.record(i)             # memoryview of record i (of proj.out, at proj.at[i])
 #
-# begin() copies every value the view shows into preallocated fields (the maze flags, which do
-# not change during a match, are read in place) and computes the exact chunk count before any
-# record is written, so the records of one view describe one state even if the match moves on
-# while they are being sent. Field order is fixed by the code, never by a
-# dict, so CPython and MicroPython produce the same bytes. begin() and write() allocate nothing;
-# record() allocates only the memoryview it returns.
+# begin() writes every record of the view before it returns, so the records of one view
+# describe one state even if the match moves on while they are being sent. Field order is
+# fixed by the code, never by a dict, so CPython and MicroPython produce the same bytes.
+# begin() and write() allocate nothing but the buffers made once (the maze tables, for each
+# maze size; the observers' buffer, when it must grow); record() allocates the memoryview.
+#
+# Where the records go: a view of one record (every player view at radius 3) into `store`, at
+# `headroom` bytes, with room before it for a frame header; a longer view (the observer's,
+# a radius-6 view that does not fit) into `obs`, one record after another, each after
+# gap(its length) bytes for its header. The observer's records stay in obs from one
+# observer view to the next: when only the state sequence and the status changed and the
+# status kept its length, begin() writes just those two in place.
+#
+# Speed (docs/performance.md). The maze's passage flags do not change during a match: their
+# hex digits are encoded once per maze (`_hex`, again only when the flags differ from the copy
+# in `_cut`) and copied into records run by run; the rest of a record is templates with the
+# numbers poked in. A view that shows what the role's last one showed but its state sequence
+# and status (the other player moved) is written in place.
 from game.compat import const
-from game.jsonbuf import ndigits, put, put_hex, put_int
-from game.rules import (
-    NO_BEARING,
-    PHASE_NAMES,
-    PROTOCOL_VERSION,
-    RECORD_MAX,
-    RESULT_NAMES,
-    ROLE_NAMES,
-)
+from game.jsonbuf import ndigits, put, put_int
+from game.rules import NO_BEARING, PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
 
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
-MAX_CHUNKS = const(12)  # records per view; a 32x32 observer view needs 4
-_MAX_RUNS = const(13)  # cell runs per view: the rows of a radius-6 square (observers need 1)
-_MAX_OBJECTS = const(14)  # object slots of the largest match: 6 + 2 * MAX_ARTIFACT_PAIRS
+MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view needs 4
+
+_SLACK = const(16)  # bytes obs has past its records (the copies of record 0's envelope are
+# made whole from a view longer than the envelope: what follows it is written over, or lies
+# past the last record)
+_GAP = const(4)  # bytes before record 0 in obs: room for the largest gap
+_PRE_MAX = const(96)  # the envelope up to "i": 93 bytes (10-digit sequences) at the most
 
 # Envelope: {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":I,"n":N
-_ENV_V = b'{"v":%d,"t":"view","s":' % PROTOCOL_VERSION
-_ENV_R = b',"r":"'
-_ENV_PH = b'","ph":"'
-_ENV_W = b'","w":'
-_ENV_H = b',"h":'
-_ENV_M = b',"m":'
-_ENV_I = b',"i":'
-_ENV_N = b',"n":'
-# The names of game.rules as bytes, made once at import (the writers copy bytes).
-_ROLE_NAMES = tuple(name.encode() for name in ROLE_NAMES)
-_PHASE_NAMES = tuple(name.encode() for name in PHASE_NAMES)
-_RESULT_NAMES = tuple(name.encode() for name in RESULT_NAMES)
+_ENV_V = const(b'{"v":1,"t":"view","s":')  # v: PROTOCOL_VERSION (a test checks)
+_ENV_V_LEN = const(22)  # where the state sequence starts
+_ENV_R = const(b',"r":"')
+_ENV_PH = const(b'","ph":"')
+_ENV_W = const(b'","w":')
+_ENV_H = const(b',"h":')
+_ENV_M = const(b',"m":')
+_ENV_I = const(b',"i":')
+_ENV_N = const(b',"n":')
+_ENV_0 = const(b'0,"n":0,"st":')  # record 0's i, n (poked in) and the status member
+# The names of game.rules (ROLE_NAMES, PHASE_NAMES, RESULT_NAMES) as bytes (a test checks).
+_ROLES = const((b"obs", b"p1", b"p2"))
+_PHASES = const((b"waiting", b"countdown", b"active", b"finished"))
+_RESULTS = const((b"none", b"win", b"draw", b"forfeit"))
 
-# Payload members, in this order after the envelope: status (chunk 0 only), objects, cells.
-_ST = b',"st":'
-_OBJS = b',"o":['
-_CELLS = b',"c":['
-_OPEN_LEN = const(6)  # len(_OBJS) == len(_CELLS) == len(_ST)
+# Payload members, in this order after the envelope: status (record 0), objects (record 0:
+# they always fit there), cells.
+_OBJS = const(b',"o":[')
+_OBJ = const(b"[0,0,0,")  # an object's kind, owner and variant, poked in
+_CELLS = const(b',"c":[[')  # the member and its first run's opening
+_RUN = const(b'"],[0,"')  # a run's opening after the run before it (and for 2-4 digits)
+_RUN_2 = const(b'"],[00,"')
+_RUN_3 = const(b'"],[000,"')
+_RUN_4 = const(b'"],[0000,"')
 
-# Status members. A seat: {"p":..,"k":..,"vm":..,"rad":..,"cp":..,"xo":..,"xd":..(,"xt":..)}.
-_S_P = b'{"p":'
-_S_K = b',"k":'
-_S_VM = b',"vm":'
-_S_RAD = b',"rad":'
-_S_CP = b',"cp":'
-_S_XO = b',"xo":'
-_S_XD = b',"xd":'
-_S_XT = b',"xt":'
-_S_RES = b',"res":"'
-_S_RES_OBS = b'],"res":"'
-_S_WIN = b'","win":'
-_S_OPP = b',"opponent":'
-_S_PLAYERS = b'{"players":['
-
-# Status snapshot layout (self._st): two seat blocks of 8, then the public result.
-_P = const(0)  # position (cell index)
-_K = const(1)  # carried key owner, 0 = none
-_VM = const(2)  # vision moves left
-_RAD = const(3)  # projection radius
-_CP = const(4)  # compass bearing 0..7, -1 = none
-_XO = const(5)  # exit open 0/1
-_XD = const(6)  # exited 0/1
-_XT = const(7)  # exit timestamp, -1 = none
-_SEAT2 = const(8)  # block of seat 2 (observer) or of the opponent (player)
-_RES = const(16)
-_WIN = const(17)
-_OPVIS = const(18)  # player view: opponent visible 0/1
-_ST_LEN = const(19)
+# Status members. A seat: {"p":..,"k":..,"vm":..,"rad":..,"cp":..,"xo":..,"xd":..(,"xt":..)};
+# a 0 stands for a one-digit value poked in.
+_S_P = const(b'{"p":')
+_S_K_VM = const(b',"k":0,"vm":')
+_S_RAD_CP = const(b',"rad":0,"cp":')
+_S_XO_XD = const(b',"xo":0,"xd":0')
+_S_XT = const(b',"xt":')
+_S_RES = const(b',"res":"')
+_S_RES_OBS = const(b'}],"res":"')
+_S_WIN = const(b'","win":')
+_S_OPP = const(b',"opponent":{"p":')
+_S_K = const(b',"k":')
+_S_PLAYERS = const(b'{"players":[')
 
 
 def visible(match, seat, cell):
@@ -100,38 +99,65 @@ def opponent_visible(match, seat):
 
 
 class Projector:
-    """One preallocated 512-byte record buffer and the plan of the current view."""
+    """The records of the current view, the maze's hex digits and what each role's last view
+    shows."""
 
-    def __init__(self):
-        self.buf = bytearray(RECORD_MAX)
-        self.mv = memoryview(self.buf)
-        self.count = 0  # records of the current view
-        self.length = 0  # bytes of the record last written
-        self._cells = None  # the match's maze flags (constant during a match)
+    def __init__(self, headroom=0, gap=None):
+        self.headroom = headroom
+        self._gap = gap
+        # A store per seat, with the seat's last view of one record (buf: its bytes).
+        size = headroom + RECORD_MAX
+        self._stores = (None, bytearray(size), bytearray(size))
+        self._bufs = (None,) + tuple(
+            memoryview(b)[headroom : headroom + RECORD_MAX] for b in self._stores[1:]
+        )
+        self.store = self._stores[1]
+        self.buf = self._bufs[1]
+        # The observer's records, and a view of more than one record, in obs: each after its
+        # gap, one after another (obs_start..obs_end), record i at _obs_at[i].
+        self.obs = None
+        self._obs_pre = None  # a view of record 0's envelope there (copied into the others)
+        self.obs_start = 0
+        self.obs_end = 0
+        self._obs_at = [0] * MAX_CHUNKS
+        self._obs_lens = [0] * MAX_CHUNKS
+        self._one_at = [headroom]
+        self._one_lens = [0]
+        # The current view: its records in out (a store or obs), at[i], lens[i] bytes each.
+        self.count = 0
+        self.length = 0  # bytes of the record last asked for
+        self.out = self.store
+        self.at = self._one_at
+        self.lens = self._one_lens
+        # What the last view of each role (observer, seat 1, seat 2) in its buffer shows:
+        # [0 or 1 (valid), its square (lo * 1024 + hi), objects generation, digits of the
+        # state sequence, phase, meetings, where the status starts, its bytes, count, bytes of
+        # record 0 (a seat's)].
+        self._keys = ([0] * 10, [0] * 10, [0] * 10)
+        # The objects' generation: +1 whenever the match's obj_present or obj_cell differ
+        # from the copies kept here.
+        self._gen = 0
+        self._gen_present = None
+        self._gen_cells = None
+        # The maze: its hex digits, and a copy of the flags they were made from, which is the
+        # scratch buffer for copying some of the digits too (see _put_cells); _cells: the
+        # flags of the view being written.
+        self._hex = None
+        self._cut = None
+        self._cells = None
         self._w = 0
         self._h = 0
-        self._role = 0
-        self._seq = 0
-        self._phase = 0
-        self._meet = 0
-        self._st = [0] * _ST_LEN
+        # The view being written: the envelope up to "i":, the status and the objects member
+        # (their bytes), the square (cells lo..hi, columns x0..x1) and its cells as runs, run
+        # r from cell first + r * step, rlen cells each (a player's rows; one run for whole
+        # rows or the whole maze).
+        self._pre_len = 0
         self._st_len = 0
-        self._prefix = 0  # bytes of the envelope up to "i": (kept at the buffer's start)
-        self._env_len = 0  # envelope bytes without the digits of i and n
-        self._st_pos = 0  # where chunk 0's status starts when n has one digit
-        self._st_ready = False  # the status bytes are in place at _st_pos
-        self._run_start = [0] * _MAX_RUNS
-        self._run_len = [0] * _MAX_RUNS
-        self._nruns = 0
-        self._obj_kind = bytearray(_MAX_OBJECTS)
-        self._obj_owner = bytearray(_MAX_OBJECTS)
-        self._obj_variant = bytearray(_MAX_OBJECTS)
-        self._obj_cell = [0] * _MAX_OBJECTS
-        self._nobj = 0
-        # Where each chunk starts: object index, run index, offset in that run; entry count is
-        # where the view ends.
-        self._c_obj = [0] * (MAX_CHUNKS + 1)
-        self._c_run = [0] * (MAX_CHUNKS + 1)
+        self._objs_len = 0
+        self._sq = [0, 0, 0, 0]  # lo, hi, x0, x1
+        self._runs = [0, 0, 0, 0]  # first, step, rlen, count
+        # Where each chunk starts: run index and offset in that run (entry count: the end).
+        self._c_run = bytearray(MAX_CHUNKS + 1)
         self._c_off = [0] * (MAX_CHUNKS + 1)
 
     # ---- the gateway's API ----------------------------------------------------------------
@@ -143,228 +169,326 @@ class Projector:
         return opponent_visible(match, seat)
 
     def begin(self, match, role):
-        """Snapshot role's view of match and plan its records; returns the record count."""
+        """Write every record of role's view of match; returns the record count."""
         if role != OBSERVER and role != 1 and role != 2:
             raise ValueError("role must be 1, 2 or OBSERVER")
-        self._role = role
         self._cells = match.cells
-        self._w = match.width
-        self._h = match.height
-        self._seq = match.state_seq
-        self._phase = match.phase
-        self._meet = match.meeting_seq
-        if role == OBSERVER:
-            self._snap_observer(match)
+        if self._cut != self._cells:
+            self._load_maze(self._cells)
+        w = self._w = match.width
+        h = self._h = match.height
+        present = match.obj_present
+        cells = match.obj_cell
+        if self._gen_present != present or self._gen_cells != cells:
+            if self._gen_present is None or len(self._gen_present) != len(present):
+                self._gen_present = bytearray(len(present))
+                self._gen_cells = [0] * len(present)
+            self._gen_present[:] = present
+            for slot in range(len(present)):
+                self._gen_cells[slot] = cells[slot]
+            self._gen = (self._gen + 1) & 0xFFFF
+        # The square: the seat's (only what it may see is written: nothing hidden even
+        # reaches a buffer), or the whole maze.
+        if role:
+            here = match.pos[role]
+            r = match.radius(role)
+            hx = here % w
+            hy = here // w
+            x0 = hx - r if hx > r else 0
+            x1 = hx + r if hx + r < w else w - 1
+            y0 = hy - r if hy > r else 0
+            y1 = hy + r if hy + r < h else h - 1
+            b = self.store = self._stores[role]
+            self.buf = self._bufs[role]
         else:
-            self._snap_player(match, role)
-        # The envelope up to "i": is the same in every record of the view: it is written once
-        # here and stays at the start of the buffer; write() fills in from i onward.
-        buf = self.buf
-        prefix = self._put_prefix(buf)
-        self._prefix = prefix
-        self._env_len = prefix + len(_ENV_N)  # + the digits of i and n
-        # The status is measured by writing it where chunk 0 has it when n has one digit; while
-        # it stays there untouched, write(0) does not write it again.
-        st_pos = prefix + 1 + len(_ENV_N) + 1 + _OPEN_LEN
-        self._st_pos = st_pos
-        self._st_len = self._put_status(buf, st_pos) - st_pos
-        # The envelope holds n, so its width depends on the count it helps to decide: plan with
-        # one digit, and again with more if the count came out wider.
-        digits = 1
-        count = self._plan(digits)
-        while ndigits(count) > digits:
-            digits = ndigits(count)
-            count = self._plan(digits)
-        self._st_ready = digits == 1
+            x0 = y0 = 0
+            x1 = w - 1
+            y1 = h - 1
+            b = self.obs
+        sq = self._sq
+        sq[0] = lo = y0 * w + x0
+        sq[1] = hi = y1 * w + x1
+        sq[2] = x0
+        sq[3] = x1
+        # The role's last view has the same layout if it shows the same square, objects,
+        # state sequence width, phase and meetings, and the status keeps its length: the
+        # status and the state sequence are written in place.
+        key = self._keys[role]
+        seq = match.state_seq
+        if (
+            key[0]
+            and key[1] == lo * 1024 + hi
+            and key[2] == self._gen
+            and key[3] == ndigits(seq)
+            and key[4] == match.phase
+            and key[5] == match.meeting_seq
+        ):
+            at = key[6]
+            if self._status(b, at, match, role) - at == key[7]:
+                if role:
+                    put_int(b, self.headroom + _ENV_V_LEN, seq)
+                    self._one_lens[0] = key[9]
+                    return self._view(b, self._one_at, self._one_lens, 1)
+                count = key[8]
+                for i in range(count):
+                    put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
+                return self._view(b, self._obs_at, self._obs_lens, count)
+        key[0] = 0
+        runs = self._runs
+        runs[0] = lo
+        runs[1] = w
+        runs[2] = x1 - x0 + 1
+        runs[3] = y1 - y0 + 1
+        if x0 == 0 and x1 == w - 1:
+            runs[2] = hi + 1 - lo
+            runs[3] = 1
+        if role:
+            # One record, in the seat's store, if it fits (with the closing brace).
+            at = self.headroom
+            p = self._head(b, at, match, role, 1)
+            if p + self._cells_len(lo, w) < at + RECORD_MAX:
+                p = self._put_cells(b, p, 0, 0, runs[3], 0)
+                b[p] = 125  # '}'
+                self._one_lens[0] = key[9] = p + 1 - at
+                self._remember(key, match, at, 1)
+                return self._view(b, self._one_at, self._one_lens, 1)
+            # More than one: in obs (the observer's records there are written again next).
+            self._keys[0][0] = 0
+            return self._records(match, role, self._plan(), False)
+        # Every record of the observer's view again, record 0's head first (the planner
+        # needs its lengths): in obs, or while obs is too small (before it is made to the
+        # view's size), in seat 2's store.
+        if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
+            self._head(self._stores[2], self.headroom, match, OBSERVER, 1)
+            self._keys[2][0] = 0
+            count = self._records(match, OBSERVER, self._plan(), False)
+        else:
+            self._head(b, _GAP, match, OBSERVER, 1)
+            count = self._records(match, OBSERVER, self._plan(), True)
+        self._remember(key, match, _GAP, count)
+        return count
+
+    def forget(self):
+        """Write the next view of every role whole (benchmarks: the cost of a view from
+        scratch)."""
+        for key in self._keys:
+            key[0] = 0
+
+    def record(self, i):
+        """Record i (0 <= i < count) of the current view: a memoryview of exactly its bytes."""
+        n = self.write(i)
+        at = self.at[i]
+        return memoryview(self.out)[at : at + n]
+
+    def write(self, i):
+        """Bytes of record i of the current view (at self.at[i] in self.out); allocation-free."""
+        if i < 0 or i >= self.count:
+            raise IndexError("record index out of range")
+        self.length = self.lens[i]
+        return self.length
+
+    def _view(self, out, at, lens, count):
+        self.out = out
+        self.at = at
+        self.lens = lens
         self.count = count
         return count
 
-    def record(self, i):
-        """Write record i (0 <= i < count) and return a memoryview of exactly its bytes."""
-        return self.mv[: self.write(i)]
+    def _remember(self, key, match, at, count):
+        # What the view just written shows (see self._keys).
+        sq = self._sq
+        key[1] = sq[0] * 1024 + sq[1]
+        key[2] = self._gen
+        key[3] = ndigits(match.state_seq)
+        key[4] = match.phase
+        key[5] = match.meeting_seq
+        key[6] = at + self._pre_len + 13  # after i, n, ,"st":
+        key[7] = self._st_len
+        key[8] = count
+        key[0] = 1
 
-    def write(self, i):
-        """Write record i into self.buf and return its length (allocation-free)."""
-        if i < 0 or i >= self.count:
-            raise IndexError("record index out of range")
-        buf = self.buf
-        pos = put_int(buf, self._prefix, i)
-        pos = put(buf, pos, _ENV_N)
-        pos = put_int(buf, pos, self.count)
-        if i == 0:
-            pos = put(buf, pos, _ST)
-            if self._st_ready and pos == self._st_pos:
-                pos += self._st_len  # still in place from begin() or the last write(0)
-            else:
-                pos = self._put_status(buf, pos)
-        o = self._c_obj[i]
-        o_end = self._c_obj[i + 1]
-        if o < o_end:
-            pos = put(buf, pos, _OBJS)
-            while o < o_end:
-                pos = self._put_object(buf, pos, o)
-                o += 1
-                if o < o_end:
-                    buf[pos] = 44  # ','
-                    pos += 1
-            buf[pos] = 93  # ']'
-            pos += 1
-        run = self._c_run[i]
-        off = self._c_off[i]
-        run_end = self._c_run[i + 1]
-        off_end = self._c_off[i + 1]
-        if run < run_end or (run == run_end and off < off_end):
-            pos = put(buf, pos, _CELLS)
-            cells = self._cells
-            while True:
-                stop = self._run_len[run] if run < run_end else off_end
-                first = self._run_start[run] + off
-                buf[pos] = 91  # '['
-                pos = put_int(buf, pos + 1, first)
-                buf[pos] = 44  # ','
-                buf[pos + 1] = 34  # '"'
-                pos = put_hex(buf, pos + 2, cells, first, stop - off)
-                buf[pos] = 34
-                buf[pos + 1] = 93  # ']'
-                pos += 2
-                run += 1
-                off = 0
-                if run > run_end or (run == run_end and off_end == 0):
-                    break
-                buf[pos] = 44
-                pos += 1
-            buf[pos] = 93
-            pos += 1
-        buf[pos] = 125  # '}'
-        pos += 1
-        self._st_ready = i == 0
-        self.length = pos
-        return pos
+    # ---- the maze's digits ------------------------------------------------------------------
 
-    # ---- snapshot ---------------------------------------------------------------------------
+    def _load_maze(self, cells):
+        """Encode the maze's flags as hex digits, once per maze (and per change of flags)."""
+        n = len(cells)
+        if self._hex is None or len(self._hex) != n:
+            # A maze of another size: new tables (let the old ones go first).
+            self._hex = self._cut = None
+            self._hex = bytearray(n)
+            self._cut = bytearray(n)
+        self._cut[0 : len(self._cut)] = cells
+        for key in self._keys:
+            key[0] = 0
+        hexd = b"0123456789abcdef"
+        out = self._hex
+        for c in range(n):
+            out[c] = hexd[cells[c] & 15]
 
-    def _snap_seat(self, match, seat, base, st):
-        st[base + _P] = match.pos[seat]
-        st[base + _K] = match.inventory[seat]
-        st[base + _VM] = match.vision[seat]
-        st[base + _RAD] = match.radius(seat)
-        hint = match.compass[seat]
-        st[base + _CP] = -1 if hint == NO_BEARING else hint
-        st[base + _XO] = match.exit_open[seat]
-        st[base + _XD] = match.exited[seat]
-        st[base + _XT] = match.exit_time[seat]
+    # ---- record 0's head --------------------------------------------------------------------
 
-    def _snap_observer(self, match):
-        st = self._st
-        self._snap_seat(match, 1, 0, st)
-        self._snap_seat(match, 2, _SEAT2, st)
-        st[_RES] = match.result
-        st[_WIN] = match.winner
-        st[_OPVIS] = 0
+    def _head(self, b, at, match, role, count):
+        """Record 0 of role's view at b[at:] up to its cells: the envelope, the status, the
+        objects; returns where the cells go. Notes the lengths the planner needs."""
+        # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":
+        p = put(b, at, _ENV_V)
+        p = put_int(b, p, match.state_seq)
+        b[p : p + 6] = _ENV_R
+        p = put(b, p + 6, _ROLES[role])
+        b[p : p + 8] = _ENV_PH
+        p = put(b, p + 8, _PHASES[match.phase])
+        b[p : p + 6] = _ENV_W
+        p = put_int(b, p + 6, self._w)
+        b[p : p + 5] = _ENV_H
+        p = put_int(b, p + 5, self._h)
+        b[p : p + 5] = _ENV_M
+        p = put_int(b, p + 5, match.meeting_seq)
+        b[p : p + 5] = _ENV_I
+        p += 5
+        self._pre_len = p - at
+        # 0,"n":N,"st":{...}
+        b[p : p + 13] = _ENV_0
+        b[p + 6] = 48 + count
+        p += 13
+        q = self._status(b, p, match, role)
+        self._st_len = q - p
+        # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
+        # slot order (nothing when there are none).
+        lo, hi, x0, x1 = self._sq
+        present = match.obj_present
+        cell_of = match.obj_cell
         w = self._w
-        self._run_start[0] = 0
-        self._run_len[0] = w * self._h
-        self._nruns = 1
-        n = 0
-        for slot in range(len(match.obj_kind)):
-            if match.obj_present[slot]:
-                n = self._take_object(match, slot, n)
-        self._nobj = n
-
-    def _snap_player(self, match, seat):
-        # Only what the seat may see is copied: nothing hidden even reaches the buffer's planner.
-        st = self._st
-        for k in range(_ST_LEN):
-            st[k] = 0
-        self._snap_seat(match, seat, 0, st)
-        st[_XT] = 0  # a player's own exit time is not part of its status
-        st[_RES] = match.result
-        st[_WIN] = match.winner
-        other = 3 - seat
-        if opponent_visible(match, seat):
-            st[_OPVIS] = 1
-            st[_SEAT2 + _P] = match.pos[other]
-            st[_SEAT2 + _K] = match.inventory[other]
-        w = self._w
-        h = self._h
-        here = match.pos[seat]
-        r = match.radius(seat)
-        hx = here % w
-        hy = here // w
-        x0 = hx - r if hx > r else 0
-        x1 = hx + r if hx + r < w else w - 1
-        y0 = hy - r if hy > r else 0
-        y1 = hy + r if hy + r < h else h - 1
-        if x0 == 0 and x1 == w - 1:
-            # The square spans whole rows: they are consecutive indices, one run.
-            self._run_start[0] = y0 * w
-            self._run_len[0] = (y1 - y0 + 1) * w
-            self._nruns = 1
+        p = q + 6
+        for slot in range(len(present)):
+            if not present[slot]:
+                continue
+            cell = cell_of[slot]
+            if cell < lo or cell > hi or not x0 <= cell % w <= x1:
+                continue
+            kind = match.obj_kind[slot]
+            owner = match.obj_owner[slot]
+            variant = match.obj_variant[slot]
+            if kind > 9 or owner > 9 or variant > 9:
+                raise ValueError("object value out of range")
+            b[p : p + 7] = _OBJ
+            b[p + 1] = 48 + kind
+            b[p + 3] = 48 + owner
+            b[p + 5] = 48 + variant
+            p = put_int(b, p + 7, cell)
+            b[p] = 93  # ']'
+            b[p + 1] = 44  # ',' (the last one becomes the member's ']')
+            p += 2
+        if p == q + 6:
+            p = q
         else:
-            span = x1 - x0 + 1
-            for y in range(y0, y1 + 1):
-                self._run_start[y - y0] = y * w + x0
-                self._run_len[y - y0] = span
-            self._nruns = y1 - y0 + 1
-        n = 0
-        for slot in range(len(match.obj_kind)):
-            if match.obj_present[slot]:
-                cell = match.obj_cell[slot]
-                dx = cell % w - hx
-                dy = cell // w - hy
-                if -r <= dx <= r and -r <= dy <= r:
-                    n = self._take_object(match, slot, n)
-        self._nobj = n
+            b[q : q + 6] = _OBJS
+            b[p - 1] = 93
+        self._objs_len = p - q
+        return p
 
-    def _take_object(self, match, slot, n):
-        self._obj_kind[n] = match.obj_kind[slot]
-        self._obj_owner[n] = match.obj_owner[slot]
-        self._obj_variant[n] = match.obj_variant[slot]
-        self._obj_cell[n] = match.obj_cell[slot]
-        return n + 1
+    def _status(self, b, p, match, role):
+        """role's status object at p; returns its end."""
+        if role == OBSERVER:
+            # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
+            b[p : p + 12] = _S_PLAYERS
+            p = self._put_seat(b, p + 12, match, 1)
+            b[p : p + 6] = _S_XT
+            p = put_int(b, p + 6, match.exit_time[1])
+            b[p] = 125  # '}'
+            b[p + 1] = 44  # ','
+            p = self._put_seat(b, p + 2, match, 2)
+            b[p : p + 6] = _S_XT
+            p = put_int(b, p + 6, match.exit_time[2])
+            b[p : p + 10] = _S_RES_OBS
+            p += 10
+        else:
+            # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}
+            p = self._put_seat(b, p, match, role)
+            b[p : p + 8] = _S_RES
+            p += 8
+        p = put(b, p, _RESULTS[match.result])
+        b[p : p + 8] = _S_WIN
+        p = put_int(b, p + 8, match.winner)
+        if role:
+            # The opponent: while in the maze and in the square (the test of visible()).
+            lo, hi, x0, x1 = self._sq
+            other = 3 - role
+            there = match.pos[other]
+            if not match.exited[other] and lo <= there <= hi and x0 <= there % self._w <= x1:
+                b[p : p + 17] = _S_OPP
+                p = put_int(b, p + 17, there)
+                b[p : p + 5] = _S_K
+                p = put_int(b, p + 5, match.inventory[other])
+                b[p] = 125  # '}'
+                p += 1
+        b[p] = 125
+        return p + 1
 
-    # ---- planning ---------------------------------------------------------------------------
+    def _put_seat(self, b, p, match, seat):
+        # {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p; returns its end. K, R,
+        # XO and XD have one digit (in the rules' ranges), poked into the members around them.
+        k = match.inventory[seat]
+        rad = match.radius(seat)
+        xo = match.exit_open[seat]
+        xd = match.exited[seat]
+        if k > 9 or rad > 9 or xo > 9 or xd > 9:
+            raise ValueError("status value out of range")
+        b[p : p + 5] = _S_P
+        p = put_int(b, p + 5, match.pos[seat])
+        b[p : p + 12] = _S_K_VM
+        b[p + 5] = 48 + k
+        v = match.vision[seat]
+        if v < 10:
+            b[p + 12] = 48 + v
+            p += 13
+        else:
+            p = put_int(b, p + 12, v)
+        b[p : p + 14] = _S_RAD_CP
+        b[p + 7] = 48 + rad
+        v = match.compass[seat]
+        if v < 10:
+            b[p + 14] = 48 + v
+            p += 15
+        else:
+            p = put_int(b, p + 14, -1 if v == NO_BEARING else v)
+        b[p : p + 14] = _S_XO_XD
+        b[p + 6] = 48 + xo
+        b[p + 13] = 48 + xd
+        return p + 14
 
-    def _object_len(self, o):
-        # [kind,owner,variant,cell]
-        return (
-            5
-            + ndigits(self._obj_kind[o])
-            + ndigits(self._obj_owner[o])
-            + ndigits(self._obj_variant[o])
-            + ndigits(self._obj_cell[o])
-        )
+    # ---- planning and writing ---------------------------------------------------------------
 
-    def _plan(self, n_digits):
-        """Pack status, objects and cell runs greedily into records; returns the count."""
-        nobj = self._nobj
-        nruns = self._nruns
-        o = 0
+    def _cells_len(self, lo, w):
+        """Bytes of the cells member when every run is in one record: [first,"digits"] and a
+        comma for each run, the member's opening around them. The digits of the runs' first
+        cells: one each, and one more for each that is at least 10, 100, 1000."""
+        first, step, rlen, rows = self._runs
+        size = 6 + rows * (7 + rlen)
+        last = first + (rows - 1) * step
+        for top in (10, 100, 1000):
+            if last >= top:
+                size += rows if first >= top else rows - (top - 1 - first) // step - 1
+        return size
+
+    def _plan(self):
+        """Pack the status, the objects and the cell runs greedily into records (the status
+        and the objects in record 0, where they always fit); returns the count."""
+        first_cell, step, rlen, nruns = self._runs
+        env_len = self._pre_len + 8  # + the digit of i, `,"n":`, that of n, the closing brace
         run = 0
         off = 0
         chunk = 0
+        used = env_len + 6 + self._st_len + self._objs_len
         while True:
-            if chunk >= MAX_CHUNKS:
-                raise ValueError("view needs more than MAX_CHUNKS records")
-            self._c_obj[chunk] = o
+            if chunk >= MAX_CHUNKS or used > RECORD_MAX:
+                raise ValueError("view too large")
             self._c_run[chunk] = run
             self._c_off[chunk] = off
-            used = self._env_len + ndigits(chunk) + n_digits + 1  # + the closing brace
-            if chunk == 0:
-                used += _OPEN_LEN + self._st_len
-            first = True
-            while o < nobj:
-                size = self._object_len(o) + (_OPEN_LEN + 1 if first else 1)
-                if used + size > RECORD_MAX:
-                    break
-                used += size
-                first = False
-                o += 1
             first = True
             while run < nruns:
-                left = self._run_len[run] - off
+                left = rlen - off
                 # [first,"hex..."] plus the member's opening and closing, or a comma.
-                over = 5 + ndigits(self._run_start[run] + off) + (_OPEN_LEN + 1 if first else 1)
+                over = ndigits(first_cell + run * step + off) + (12 if first else 6)
                 room = RECORD_MAX - used - over
                 if room < 1:
                     break
@@ -377,92 +501,112 @@ class Projector:
                     used += over + room  # the run goes on in the next record
                     off += room
                     break
+            self._obs_lens[chunk] = used
             chunk += 1
-            if o >= nobj and run >= nruns:
+            if run >= nruns:
                 break
-        self._c_obj[chunk] = o
+            used = env_len
         self._c_run[chunk] = run
         self._c_off[chunk] = off
         return chunk
 
-    # ---- writing ----------------------------------------------------------------------------
+    def _new_obs(self, need):
+        # (let the old buffer go first; room to grow a little)
+        self.obs = self._obs_pre = None
+        self.obs = bytearray(need + 32)
+        self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
 
-    def _put_prefix(self, buf):
-        # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":
-        pos = put(buf, 0, _ENV_V)
-        pos = put_int(buf, pos, self._seq)
-        pos = put(buf, pos, _ENV_R)
-        pos = put(buf, pos, _ROLE_NAMES[self._role])
-        pos = put(buf, pos, _ENV_PH)
-        pos = put(buf, pos, _PHASE_NAMES[self._phase])
-        pos = put(buf, pos, _ENV_W)
-        pos = put_int(buf, pos, self._w)
-        pos = put(buf, pos, _ENV_H)
-        pos = put_int(buf, pos, self._h)
-        pos = put(buf, pos, _ENV_M)
-        pos = put_int(buf, pos, self._meet)
-        return put(buf, pos, _ENV_I)
-
-    def _put_seat(self, buf, pos, base, with_time):
-        st = self._st
-        pos = put(buf, pos, _S_P)
-        pos = put_int(buf, pos, st[base + _P])
-        pos = put(buf, pos, _S_K)
-        pos = put_int(buf, pos, st[base + _K])
-        pos = put(buf, pos, _S_VM)
-        pos = put_int(buf, pos, st[base + _VM])
-        pos = put(buf, pos, _S_RAD)
-        pos = put_int(buf, pos, st[base + _RAD])
-        pos = put(buf, pos, _S_CP)
-        pos = put_int(buf, pos, st[base + _CP])
-        pos = put(buf, pos, _S_XO)
-        pos = put_int(buf, pos, st[base + _XO])
-        pos = put(buf, pos, _S_XD)
-        pos = put_int(buf, pos, st[base + _XD])
-        if with_time:
-            pos = put(buf, pos, _S_XT)
-            pos = put_int(buf, pos, st[base + _XT])
-            buf[pos] = 125  # '}'
-            pos += 1
-        return pos
-
-    def _put_result(self, buf, pos, lead):
-        st = self._st
-        pos = put(buf, pos, lead)
-        pos = put(buf, pos, _RESULT_NAMES[st[_RES]])
-        pos = put(buf, pos, _S_WIN)
-        return put_int(buf, pos, st[_WIN])
-
-    def _put_status(self, buf, pos):
-        st = self._st
-        if self._role == OBSERVER:
-            pos = put(buf, pos, _S_PLAYERS)
-            pos = self._put_seat(buf, pos, 0, True)
-            buf[pos] = 44  # ','
-            pos = self._put_seat(buf, pos + 1, _SEAT2, True)
-            pos = self._put_result(buf, pos, _S_RES_OBS)
+    def _records(self, match, role, count, head):
+        """Write the planned records into obs, each after its gap (record 0's head is there
+        already if `head`); returns count."""
+        gap = self._gap
+        at = self._obs_at
+        lens = self._obs_lens
+        need = _GAP + _SLACK
+        for i in range(count):
+            need += lens[i] + (gap(lens[i]) if gap else 0)
+        if self.obs is None or len(self.obs) < need:
+            self._new_obs(need)
+            head = False
+        ob = self.obs
+        self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
+        if head:
+            p = _GAP + self._pre_len
+            ob[p + 6] = 48 + count
+            p += 13 + self._st_len + self._objs_len
         else:
-            pos = self._put_seat(buf, pos, 0, False)
-            pos = self._put_result(buf, pos, _S_RES)
-            if st[_OPVIS]:
-                pos = put(buf, pos, _S_OPP)
-                pos = put(buf, pos, _S_P)
-                pos = put_int(buf, pos, st[_SEAT2 + _P])
-                pos = put(buf, pos, _S_K)
-                pos = put_int(buf, pos, st[_SEAT2 + _K])
-                buf[pos] = 125
-                pos += 1
-        buf[pos] = 125  # '}'
-        return pos + 1
+            p = self._head(ob, _GAP, match, role, count)
+        at[0] = _GAP
+        for i in range(count):
+            if i:
+                p += gap(lens[i]) if gap else 0
+                at[i] = p
+                ob[p : p + _PRE_MAX] = self._obs_pre  # the envelope up to "i":
+                p += self._pre_len
+                ob[p] = 48 + i
+                ob[p + 1 : p + 6] = _ENV_N
+                ob[p + 6] = 48 + count
+                p += 7
+            run = self._c_run[i]
+            off = self._c_off[i]
+            run_end = self._c_run[i + 1]
+            off_end = self._c_off[i + 1]
+            if run < run_end or (run == run_end and off < off_end):
+                p = self._put_cells(ob, p, run, off, run_end, off_end)
+            ob[p] = 125  # '}'
+            p += 1
+        self.obs_end = p
+        return self._view(ob, at, lens, count)
 
-    def _put_object(self, buf, pos, o):
-        buf[pos] = 91  # '['
-        pos = put_int(buf, pos + 1, self._obj_kind[o])
-        buf[pos] = 44
-        pos = put_int(buf, pos + 1, self._obj_owner[o])
-        buf[pos] = 44
-        pos = put_int(buf, pos + 1, self._obj_variant[o])
-        buf[pos] = 44
-        pos = put_int(buf, pos + 1, self._obj_cell[o])
-        buf[pos] = 93  # ']'
-        return pos + 1
+    def _put_cells(self, b, p, run, off, run_end, off_end):
+        """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
+        (exclusive); returns the position after its closing bracket."""
+        hexd = self._hex
+        cut = self._cut
+        first, step, rlen, _ = self._runs
+        start = p
+        p += 3  # each run opens with `"],[` (the first one's is turned into `,"c":[[`)
+        a = first + run * step + off
+        while True:
+            # [a,"digits"]: the opening with the digits of a poked in, then the cells'.
+            if a < 100:
+                if a < 10:
+                    b[p : p + 7] = _RUN
+                    b[p + 4] = 48 + a
+                    p += 7
+                else:
+                    b[p : p + 8] = _RUN_2
+                    b[p + 4] = 48 + a // 10
+                    b[p + 5] = 48 + a % 10
+                    p += 8
+            elif a < 1000:
+                b[p : p + 9] = _RUN_3
+                b[p + 4] = 48 + a // 100
+                b[p + 5] = 48 + a // 10 % 10
+                b[p + 6] = 48 + a % 10
+                p += 9
+            else:
+                b[p : p + 10] = _RUN_4
+                put_int(b, p + 4, a)
+                p += 10
+            n = (rlen if run < run_end else off_end) - off
+            # The digits of cells a..a+n-1: a slice of the maze's digits would be a new
+            # object, so the scratch buffer (the copy of the flags, made again below) takes all
+            # of them and drops the cells before a and after the run (a bytearray keeps its
+            # memory when it shrinks, and grows back into it), then is copied whole.
+            cut[0 : len(cut)] = hexd
+            cut[a + n :] = b""
+            cut[0:a] = b""
+            b[p : p + n] = cut
+            p += n
+            run += 1
+            if run > run_end or (run == run_end and off_end == 0):
+                break
+            off = 0
+            a = first + run * step
+        cut[0 : len(cut)] = self._cells  # the copy of the flags again
+        b[start : start + 7] = _CELLS
+        b[p] = 34  # '"'
+        b[p + 1] = 93  # ']'
+        b[p + 2] = 93
+        return p + 3

@@ -6,31 +6,30 @@ from game.compat import const
 from game.rules import RECORD_MAX
 
 MAX_MESSAGE = RECORD_MAX  # bytes of one inbound payload: one intent (larger: 1009)
-HEAD_MAX = const(4)  # bytes of a server frame header for up to 65535 payload bytes
-RECORD_FRAME = RECORD_MAX + HEAD_MAX  # one view record as a frame
-CLIENT_HEAD = const(6)  # bytes of the smallest client header: 2, then the 4-byte mask
+_HEAD_MAX = const(4)  # bytes of a server frame header for up to 65535 payload bytes
+_CLIENT_HEAD = const(6)  # bytes of the smallest client header: 2, then the 4-byte mask
 
 # Opcodes.
-OP_CONT = const(0)
-OP_TEXT = const(1)
-OP_BINARY = const(2)
-OP_CLOSE = const(8)
-OP_PING = const(9)
-OP_PONG = const(10)
+_OP_CONT = const(0)
+_OP_TEXT = const(1)
+_OP_BINARY = const(2)
+_OP_CLOSE = const(8)
+_OP_PING = const(9)
+_OP_PONG = const(10)
 
 # Close codes (RFC 6455 and the 4000-4999 application range), see docs/protocol.md.
-CLOSE_NORMAL = const(1000)
-CLOSE_PROTOCOL = const(1002)  # unmasked or malformed frame, bad close code (RFC 6455 5.x, 7.4)
-CLOSE_UNSUPPORTED = const(1003)  # fragmented (continuation) data frames
-CLOSE_BAD_DATA = const(1007)  # a text frame or close reason that is not valid UTF-8
-CLOSE_POLICY = const(1008)  # a client that kept sending over its rate limit
-CLOSE_TOO_LARGE = const(1009)  # a frame over MAX_MESSAGE bytes
-CLOSE_INTERNAL = const(1011)  # the server failed on a message
-CLOSE_IDLE = const(4000)  # nothing received for idle_timeout_ms, or a frame left unfinished
-CLOSE_REPLACED = const(4001)  # the seat's token was presented on a newer connection
-CLOSE_NO_JOIN = const(4002)  # no successful join within JOIN_MS of the upgrade
-CLOSE_ROOM_FULL = const(4003)  # no free seat or observer place
-CLOSE_SLOW = const(4008)  # the client stopped reading; its mailbox overflowed
+_CLOSE_NORMAL = const(1000)
+_CLOSE_PROTOCOL = const(1002)  # unmasked or malformed frame, bad close code (RFC 6455 5.x, 7.4)
+_CLOSE_UNSUPPORTED = const(1003)  # fragmented (continuation) data frames
+_CLOSE_BAD_DATA = const(1007)  # a text frame or close reason that is not valid UTF-8
+_CLOSE_POLICY = const(1008)  # a client that kept sending over its rate limit
+_CLOSE_TOO_LARGE = const(1009)  # a frame over MAX_MESSAGE bytes
+_CLOSE_INTERNAL = const(1011)  # the server failed on a message
+_CLOSE_IDLE = const(4000)  # nothing received for idle_timeout_ms, or a frame left unfinished
+_CLOSE_REPLACED = const(4001)  # the seat's token was presented on a newer connection
+_CLOSE_NO_JOIN = const(4002)  # no successful join within JOIN_MS of the upgrade
+_CLOSE_ROOM_FULL = const(4003)  # no free seat or observer place
+_CLOSE_SLOW = const(4008)  # the client stopped reading; its mailbox overflowed
 _CONTROL_MAX = const(125)  # payload bytes of a control frame (RFC 6455 5.5)
 
 
@@ -38,17 +37,17 @@ def head_close_code(b0, b1):
     """The close code a client frame starting with bytes b0, b1 gets before its payload is
     read, or 0 if it may be read. (Data payload lengths are checked by payload_length.)"""
     if not b1 & 0x80 or b0 & 0x70:
-        return CLOSE_PROTOCOL  # client frames are masked; no extension is negotiated
+        return _CLOSE_PROTOCOL  # client frames are masked; no extension is negotiated
     opcode = b0 & 0x0F
-    if opcode >= OP_CLOSE:
+    if opcode >= _OP_CLOSE:
         # control frames: known, final, at most 125 bytes
-        if opcode > OP_PONG or not b0 & 0x80 or b1 & 0x7F > _CONTROL_MAX:
-            return CLOSE_PROTOCOL
+        if opcode > _OP_PONG or not b0 & 0x80 or b1 & 0x7F > _CONTROL_MAX:
+            return _CLOSE_PROTOCOL
         return 0
-    if opcode > OP_BINARY:
-        return CLOSE_PROTOCOL  # reserved data opcodes 3-7
-    if opcode == OP_CONT or not b0 & 0x80:
-        return CLOSE_UNSUPPORTED  # fragmented messages
+    if opcode > _OP_BINARY:
+        return _CLOSE_PROTOCOL  # reserved data opcodes 3-7
+    if opcode == _OP_CONT or not b0 & 0x80:
+        return _CLOSE_UNSUPPORTED  # fragmented messages
     return 0
 
 
@@ -85,10 +84,10 @@ def payload_length(head):
     MAX_MESSAGE + 1: far too large, whatever it says."""
     n = head[1] & 0x7F
     if n < 126:
-        return n, CLIENT_HEAD
+        return n, _CLIENT_HEAD
     if n == 126:
-        return (head[2] << 8) | head[3], CLIENT_HEAD + 2
-    return MAX_MESSAGE + 1, CLIENT_HEAD
+        return (head[2] << 8) | head[3], _CLIENT_HEAD + 2
+    return MAX_MESSAGE + 1, _CLIENT_HEAD
 
 
 def unmask(dst, payload, mask):
@@ -97,7 +96,12 @@ def unmask(dst, payload, mask):
         dst[i] = payload[i] ^ mask[i & 3]
 
 
-def put_header(buf, length, opcode=OP_TEXT, at=0):
+def head_size(length):
+    """Bytes of a server frame header for a payload of length bytes (at most 65535)."""
+    return 2 if length < 126 else 4
+
+
+def put_header(buf, length, opcode=_OP_TEXT, at=0):
     """Write a final, unmasked server frame header for `length` payload bytes at buf[at:];
     returns its size (2, or 4 for 126..65535 bytes)."""
     buf[at] = 0x80 | opcode
@@ -110,11 +114,11 @@ def put_header(buf, length, opcode=OP_TEXT, at=0):
     return 4
 
 
-def frame(payload, opcode=OP_TEXT):
+def frame(payload, opcode=_OP_TEXT):
     """One complete frame (bytes) for a str or bytes payload: encoded once, sent to many."""
     if type(payload) is str:
         payload = payload.encode()
-    head = bytearray(HEAD_MAX)
+    head = bytearray(_HEAD_MAX)
     n = put_header(head, len(payload), opcode)
     return bytes(head[:n]) + payload
 
@@ -122,4 +126,4 @@ def frame(payload, opcode=OP_TEXT):
 def close_frame(code, reason):
     """A close frame with a status code and a short UTF-8 reason (<= 123 bytes)."""
     text = reason.encode()[:123]
-    return frame(bytes((code >> 8, code & 0xFF)) + text, OP_CLOSE)
+    return frame(bytes((code >> 8, code & 0xFF)) + text, _OP_CLOSE)

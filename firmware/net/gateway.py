@@ -19,29 +19,10 @@ from microdot import Response
 from microdot.websocket import WebSocket
 
 from game.compat import const
-from game.projector import OBSERVER
 from net import intents
 from net.compat import heap_note, print_exception, sleep_ms, ticks_diff, ticks_ms, wait_for_ms
 from net.frames import (
-    CLIENT_HEAD,
-    CLOSE_BAD_DATA,
-    CLOSE_IDLE,
-    CLOSE_INTERNAL,
-    CLOSE_NO_JOIN,
-    CLOSE_NORMAL,
-    CLOSE_POLICY,
-    CLOSE_PROTOCOL,
-    CLOSE_ROOM_FULL,
-    CLOSE_SLOW,
-    CLOSE_TOO_LARGE,
-    CLOSE_UNSUPPORTED,
     MAX_MESSAGE,
-    OP_BINARY,
-    OP_CLOSE,
-    OP_PING,
-    OP_PONG,
-    OP_TEXT,
-    RECORD_FRAME,
     close_code_valid,
     close_frame,
     frame,
@@ -50,28 +31,49 @@ from net.frames import (
     unmask,
     valid_utf8,
 )
-from net.match_host import NO_ROLE, MatchHost
+from net.match_host import MatchHost
+
+# Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
+# host_tests/test_private_consts.py).
+_CLIENT_HEAD = const(6)
+_CLOSE_BAD_DATA = const(1007)
+_CLOSE_IDLE = const(4000)
+_CLOSE_INTERNAL = const(1011)
+_CLOSE_NORMAL = const(1000)
+_CLOSE_NO_JOIN = const(4002)
+_CLOSE_POLICY = const(1008)
+_CLOSE_PROTOCOL = const(1002)
+_CLOSE_ROOM_FULL = const(4003)
+_CLOSE_SLOW = const(4008)
+_CLOSE_TOO_LARGE = const(1009)
+_CLOSE_UNSUPPORTED = const(1003)
+_NO_ROLE = const(-1)
+_OP_BINARY = const(2)
+_OP_CLOSE = const(8)
+_OP_PING = const(9)
+_OP_PONG = const(10)
+_OP_TEXT = const(1)
 
 WS_PATH = "/ws"
-TICK_MS = const(50)  # timer period: countdown end, finish window, grace and idle checks
-CTRL_MAX = const(24)  # queued control frames per client; more means it stopped reading
-OUT_MAX = const(4096)  # bytes a slow client may have waiting in its stream; more: closed
-SPARE_SESSIONS = const(2)  # sockets beyond 2 players + max_observers (joining, reconnecting)
+_TICK_MS = const(50)  # timer period: countdown end, finish window, grace and idle checks
+_CTRL_MAX = const(24)  # queued control frames per client; more means it stopped reading
+_OUT_MAX = const(4096)  # bytes a slow client may have waiting in its stream; more: closed
+_SPARE_SESSIONS = const(2)  # sockets beyond 2 players + max_observers (joining, reconnecting)
 JOIN_MS = const(5000)  # an upgraded socket must join within this long (close 4002)
 FRAME_MS = const(3000)  # a frame whose header arrived must be complete within this long
 # Inbound rate limit, a token bucket per client: a fast human sends a few intents a second (at
 # most a move per cooldown, 100 ms at the shortest, a retry or two, a ping every few seconds);
 # a burst of RATE_BURST, then RATE_PER_S. A frame over the limit is refused (RATE_LIMITED) and
-# not applied. Refusals add up in a second bucket that drains by ABUSE_DRAIN_PER_S; when it
-# holds RATE_ABUSE the socket is closed (1008). The frames the refilled bucket lets through do
+# not applied. Refusals add up in a second bucket that drains by _ABUSE_DRAIN_PER_S; when it
+# holds _RATE_ABUSE the socket is closed (1008). The frames the refilled bucket lets through do
 # not empty it, so a client that keeps sending over its limit is closed (at 5x the limit in
 # under 2 s, at 2x in under 10 s), and one that slightly or briefly exceeds it is only refused.
-RATE_BURST = const(40)
-RATE_PER_S = const(20)
-RATE_ABUSE = const(100)
-ABUSE_DRAIN_PER_S = const(5)
-CLOSE_WAIT_MS = const(1000)  # how long a closing session may take to flush its close frame
-LINGER_MS = const(300)  # then how long to read (and drop) input until the peer closes too
+_RATE_BURST = const(40)
+_RATE_PER_S = const(20)
+_RATE_ABUSE = const(100)
+_ABUSE_DRAIN_PER_S = const(5)
+_CLOSE_WAIT_MS = const(1000)  # how long a closing session may take to flush its close frame
+_LINGER_MS = const(300)  # then how long to read (and drop) input until the peer closes too
 _POLL_MS = const(20)  # how often a closing session looks whether its close frame is out
 
 _IPPROTO_TCP = getattr(socket, "IPPROTO_TCP", 6)
@@ -95,7 +97,7 @@ class Session:
         self.flushing = False  # a flush task is draining what the socket could not take
         self.last_rx = self.opened = ticks_ms()
         self.frame_at = -1  # ticks_ms when an unfinished frame's header arrived, -1: none
-        self.tokens = RATE_BURST * 1000  # rate limit bucket, in thousandths of a frame
+        self.tokens = _RATE_BURST * 1000  # rate limit bucket, in thousandths of a frame
         self.over = 0  # refusals for the rate limit, in thousandths, draining with time
         self.task = None
 
@@ -105,8 +107,8 @@ class Session:
         """Queue one complete frame; frames shared with other sessions are not copied."""
         if self.closing:
             return
-        if len(self.ctrl) >= CTRL_MAX:
-            self.kill(CLOSE_SLOW, "not reading")
+        if len(self.ctrl) >= _CTRL_MAX:
+            self.kill(_CLOSE_SLOW, "not reading")
             return
         self.ctrl.append(data)
         self.gw.due(self)
@@ -143,23 +145,23 @@ class Session:
         except Exception as exc:
             gw.log("game: session failed: %r" % (exc,))
             print_exception(exc)
-            self.kill(CLOSE_INTERNAL, "internal error")
+            self.kill(_CLOSE_INTERNAL, "internal error")
         self.task = None
         if not self.closing:
-            self.kill(CLOSE_NORMAL, "")
+            self.kill(_CLOSE_NORMAL, "")
         try:
             gw.host.detach(self)
         except Exception as exc:
             print_exception(exc)
         try:
             waited = 0
-            while not self.done and waited < CLOSE_WAIT_MS:
+            while not self.done and waited < _CLOSE_WAIT_MS:
                 await sleep_ms(_POLL_MS)
                 waited += _POLL_MS
             # Read what the peer still sends, briefly: closing a socket with unread input
             # makes TCP send a reset, and a reset can destroy the close frame before the peer
             # reads it.
-            await wait_for_ms(self._discard(), LINGER_MS)
+            await wait_for_ms(self._discard(), _LINGER_MS)
         except BaseException:  # noqa: B036 - timeout or cancel: the socket is closed next
             pass
         if self in gw.sessions:  # an evicted session left the list already
@@ -177,12 +179,12 @@ class Session:
     def _within_rate(self, now):
         """Take one frame from the bucket; False (one more refusal toward 1008) when empty."""
         elapsed = ticks_diff(now, self.last_rx)
-        if elapsed > RATE_BURST * 1000:  # long enough to refill the bucket (and a small int)
-            elapsed = RATE_BURST * 1000
-        tokens = self.tokens + elapsed * RATE_PER_S
-        if tokens > RATE_BURST * 1000:
-            tokens = RATE_BURST * 1000
-        over = self.over - elapsed * ABUSE_DRAIN_PER_S
+        if elapsed > _RATE_BURST * 1000:  # long enough to refill the bucket (and a small int)
+            elapsed = _RATE_BURST * 1000
+        tokens = self.tokens + elapsed * _RATE_PER_S
+        if tokens > _RATE_BURST * 1000:
+            tokens = _RATE_BURST * 1000
+        over = self.over - elapsed * _ABUSE_DRAIN_PER_S
         if over < 0:
             over = 0
         if tokens < 1000:
@@ -200,23 +202,23 @@ class Session:
         while not self.closing:
             # Every client frame is masked, so it has at least 6 header bytes: one read takes
             # the header and the mask of any frame under 126 bytes (every valid intent).
-            head = await rd.readexactly(CLIENT_HEAD)
+            head = await rd.readexactly(_CLIENT_HEAD)
             now = ticks_ms()
             within = self._within_rate(now)
             self.last_rx = now
             self.frame_at = now  # the rest must follow within FRAME_MS (Gateway.check_idle)
             close = head_close_code(head[0], head[1])
-            if close == CLOSE_PROTOCOL:
+            if close == _CLOSE_PROTOCOL:
                 self.kill(close, "malformed frame")
                 return
-            if close == CLOSE_UNSUPPORTED:
+            if close == _CLOSE_UNSUPPORTED:
                 self._refuse(intents.FRAGMENTED, close, "fragmented messages are not supported")
                 return
             n, size = payload_length(head)
             if n > MAX_MESSAGE:
-                self._refuse(intents.TOO_LARGE, CLOSE_TOO_LARGE, "message over 512 bytes")
+                self._refuse(intents.TOO_LARGE, _CLOSE_TOO_LARGE, "message over 512 bytes")
                 return
-            if size > CLIENT_HEAD:
+            if size > _CLIENT_HEAD:
                 mask = head[4:6] + await rd.readexactly(2)
             else:
                 mask = head[2:6]
@@ -227,18 +229,18 @@ class Session:
             unmask(rx, payload, mask)
             data = memoryview(rx)[:n]
             opcode = head[0] & 0x0F
-            if opcode == OP_CLOSE:
+            if opcode == _OP_CLOSE:
                 self._closed_by_peer(data, n)
                 return
             if not within:
-                if self.over >= RATE_ABUSE * 1000:
-                    self._refuse(intents.RATE_LIMITED, CLOSE_POLICY, "too many messages")
+                if self.over >= _RATE_ABUSE * 1000:
+                    self._refuse(intents.RATE_LIMITED, _CLOSE_POLICY, "too many messages")
                     return
                 host.handle(self, intents.error(intents.RATE_LIMITED))
                 continue
-            if opcode == OP_TEXT or opcode == OP_BINARY:
-                if opcode == OP_TEXT and not valid_utf8(data):
-                    self._refuse(intents.BAD_UTF8, CLOSE_BAD_DATA, "text is not valid UTF-8")
+            if opcode == _OP_TEXT or opcode == _OP_BINARY:
+                if opcode == _OP_TEXT and not valid_utf8(data):
+                    self._refuse(intents.BAD_UTF8, _CLOSE_BAD_DATA, "text is not valid UTF-8")
                     return
                 if self.closing:
                     return
@@ -247,34 +249,42 @@ class Session:
                 except Exception as exc:
                     self.gw.log("game: message failed: %r" % (exc,))
                     print_exception(exc)
-                    self._refuse(intents.INTERNAL, CLOSE_INTERNAL, "internal error")
+                    self._refuse(intents.INTERNAL, _CLOSE_INTERNAL, "internal error")
                     return
-            elif opcode == OP_PING:
-                self.post(frame(bytes(data), OP_PONG))
+            elif opcode == _OP_PING:
+                self.post(frame(bytes(data), _OP_PONG))
 
     def _closed_by_peer(self, data, n):
         """A close frame: echo a valid code (RFC 6455 5.5.1); a malformed one is a protocol
         error (a 1-byte payload, a code no peer may send, a reason that is not UTF-8)."""
         if n == 0:
-            self.kill(CLOSE_NORMAL, "")
+            self.kill(_CLOSE_NORMAL, "")
         elif n == 1:
-            self.kill(CLOSE_PROTOCOL, "malformed close frame")
+            self.kill(_CLOSE_PROTOCOL, "malformed close frame")
         else:
             code = (data[0] << 8) | data[1]
             if not close_code_valid(code):
-                self.kill(CLOSE_PROTOCOL, "invalid close code")
+                self.kill(_CLOSE_PROTOCOL, "invalid close code")
             elif not valid_utf8(data[2:]):
-                self.kill(CLOSE_BAD_DATA, "close reason is not valid UTF-8")
+                self.kill(_CLOSE_BAD_DATA, "close reason is not valid UTF-8")
             else:
                 self.kill(code, "")  # echo the peer's code, as RFC 6455 asks
 
     # ---- writing (the gateway's pump calls these) ---------------------------------------------
 
-    def write_due(self, views, tx):
+    def write_due(self, views):
         """Write everything due without waiting: control frames in order, then the close frame
         or the newest view. Returns False when the socket could not take it all."""
         out = self.stream
         ctrl = self.ctrl
+        if self.close is None and views.due(self):
+            epoch = views.epoch
+            data = views.frames(self.view_role, ctrl)  # with ctrl in front when it fits
+            while ctrl:
+                out.write(ctrl.pop(0))
+            out.write(data)
+            views.sent(self, epoch)
+            return not out.out_buf
         while ctrl:
             out.write(ctrl.pop(0))  # the socket takes it, or the stream copies the rest
         if self.close is not None:
@@ -283,17 +293,6 @@ class Session:
             out.write(close_frame(code, reason))
             self.done = not out.out_buf
             return self.done
-        if views.due(self):
-            epoch = views.epoch
-            role = self.view_role
-            if role == OBSERVER:
-                shared = views.observer_frames()
-                out.write(memoryview(shared.buf)[: shared.length])  # same bytes for all
-            else:
-                for i in range(views.plan(role)):
-                    n = views.player_frame(role, i, tx)
-                    out.write(memoryview(tx)[:n])
-            views.sent(self, epoch)
         return not out.out_buf
 
     async def flush(self):
@@ -318,10 +317,9 @@ class Gateway:
         self.log = log
         self.host = MatchHost(settings, log)
         self.sessions = []
-        self.max_sessions = 2 + settings.max_observers + SPARE_SESSIONS
+        self.max_sessions = 2 + settings.max_observers + _SPARE_SESSIONS
         self.idle_ms = settings.idle_timeout_ms
         self.rx = bytearray(MAX_MESSAGE)  # unmasked inbound payload, used between awaits only
-        self.tx = bytearray(RECORD_FRAME)  # one outbound record frame, likewise
         self.dirty = []  # sessions with something due, in order
         self.event = asyncio.Event()  # set while dirty is not empty
         self.watchdog = None  # a machine.WDT the timer feeds (net/board.py arms it)
@@ -349,8 +347,8 @@ class Gateway:
         socket that never joins cannot keep a seated player out. False if there is none."""
         host = self.host
         for session in self.sessions:
-            if not session.closing and host.role_of(session) == NO_ROLE:
-                session.kill(CLOSE_ROOM_FULL, "room full: join first")
+            if not session.closing and host.role_of(session) == _NO_ROLE:
+                session.kill(_CLOSE_ROOM_FULL, "room full: join first")
                 self.sessions.remove(session)  # its place is free now; its task ends soon
                 return True
         return False
@@ -372,14 +370,14 @@ class Gateway:
                 if session.done or session.flushing:
                     continue
                 try:
-                    if not session.write_due(views, self.tx):
-                        if len(session.stream.out_buf) > OUT_MAX:
-                            session.kill(CLOSE_SLOW, "not reading")
+                    if not session.write_due(views):
+                        if len(session.stream.out_buf) > _OUT_MAX:
+                            session.kill(_CLOSE_SLOW, "not reading")
                         session.flushing = True
                         asyncio.create_task(session.flush())
                 except Exception as exc:  # noqa: BLE001 - this session only
                     session.done = True
-                    session.kill(CLOSE_INTERNAL, "internal error")
+                    session.kill(_CLOSE_INTERNAL, "internal error")
                     self.log("game: writer failed: %r" % (exc,))
             await self.event.wait()
 
@@ -391,13 +389,14 @@ class Gateway:
             if session.closing:
                 continue
             if ticks_diff(now, session.last_rx) > self.idle_ms:
-                session.kill(CLOSE_IDLE, "idle")
+                session.kill(_CLOSE_IDLE, "idle")
             elif session.frame_at >= 0 and ticks_diff(now, session.frame_at) > FRAME_MS:
-                session.kill(CLOSE_IDLE, "frame not finished in time")
+                session.kill(_CLOSE_IDLE, "frame not finished in time")
             elif (
-                ticks_diff(now, session.opened) > JOIN_MS and self.host.role_of(session) == NO_ROLE
+                ticks_diff(now, session.opened) > JOIN_MS
+                and self.host.role_of(session) == _NO_ROLE
             ):
-                session.kill(CLOSE_NO_JOIN, "join first")
+                session.kill(_CLOSE_NO_JOIN, "join first")
 
     async def run(self):
         """The timer: advances the match clock so the countdown and the finish window end on
@@ -406,7 +405,7 @@ class Gateway:
         self.log("game: %s on %s%s" % (self.host.match_summary(), WS_PATH, heap_note()))
         asyncio.create_task(self.pump())
         while True:
-            await sleep_ms(TICK_MS)
+            await sleep_ms(_TICK_MS)
             if self.watchdog is not None:
                 self.watchdog.feed()  # the loop runs: a stalled one lets the board reset
             try:

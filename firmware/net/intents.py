@@ -14,8 +14,8 @@ import json
 from game.compat import const
 from game.rules import DIR_NAMES
 
-MAX_NAME = const(12)  # characters of a player name after cleaning
-TOKEN_CHARS = const(32)  # a seat token: 16 random bytes as lowercase hex
+_MAX_NAME = const(12)  # characters of a player name after cleaning
+_TOKEN_CHARS = const(32)  # a seat token: 16 random bytes as lowercase hex
 SEQ_MAX = const(0x3FFFFFFF)  # client sequences are 1..SEQ_MAX (small ints on the board)
 
 # Command kinds.
@@ -125,7 +125,7 @@ def clean_name(text):
     always text that encodes to valid UTF-8, whatever the client sent."""
     kept = []
     for ch in text:
-        if len(kept) == MAX_NAME:
+        if len(kept) == _MAX_NAME:
             break
         if _unprintable(ord(ch)) or ch in _NAME_DROP:
             continue
@@ -135,7 +135,7 @@ def clean_name(text):
 
 def valid_token(value):
     """True for exactly TOKEN_CHARS lowercase hex characters."""
-    if type(value) is not str or len(value) != TOKEN_CHARS:
+    if type(value) is not str or len(value) != _TOKEN_CHARS:
         return False
     for ch in value:
         if ch not in _HEX:

@@ -20,9 +20,15 @@ from game.engine import Match
 from game.projector import OBSERVER, visible
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
-from net.frames import CLOSE_NORMAL, CLOSE_REPLACED, CLOSE_ROOM_FULL, frame
+from net.frames import frame
 from net.seats import Seat
 from net.views import ViewPublisher
+
+# Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
+# host_tests/test_private_consts.py).
+_CLOSE_NORMAL = const(1000)
+_CLOSE_REPLACED = const(4001)
+_CLOSE_ROOM_FULL = const(4003)
 
 NO_ROLE = const(-1)  # a session that has not joined (OBSERVER == 0, seats 1 and 2)
 
@@ -128,7 +134,7 @@ class MatchHost:
             self.views.resync(session)
         elif role == OBSERVER:
             if kind == intents.LEAVE:
-                session.kill(CLOSE_NORMAL, "left")
+                session.kill(_CLOSE_NORMAL, "left")
             else:
                 self._err(session, intent.c, rules.CODE_NAMES[rules.NOT_PLAYER])
         else:
@@ -159,7 +165,7 @@ class MatchHost:
                 # The newest holder of the token wins: the old socket is cut off at once and
                 # anything it still sends is ignored (it holds no seat any more).
                 self.views.detach(old)
-                old.kill(CLOSE_REPLACED, "seat taken over by a newer connection")
+                old.kill(_CLOSE_REPLACED, "seat taken over by a newer connection")
             self._bind(session, seat)
             if intent.name:
                 seat.name = intent.name
@@ -185,7 +191,7 @@ class MatchHost:
 
     def _refuse_full(self, session):
         self._err(session, -1, intents.ROOM_FULL)
-        session.kill(CLOSE_ROOM_FULL, "room full")
+        session.kill(_CLOSE_ROOM_FULL, "room full")
 
     def _seat_for(self, token):
         found = None
@@ -219,7 +225,7 @@ class MatchHost:
             session.post(frame(messages.ack(c)))
             seat.leaving = True
             self.detach(session)
-            session.kill(CLOSE_NORMAL, "left")
+            session.kill(_CLOSE_NORMAL, "left")
             return
         if kind == intents.READY:
             if m.phase == _COUNTDOWN or m.phase == _ACTIVE:

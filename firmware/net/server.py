@@ -19,14 +19,14 @@ from game.compat import const
 from net.compat import print_exception, ticks_ms, wait_for_ms
 from net.limits import SourceLimit, source_of
 
-REQUEST_MS = const(5000)  # the request line and headers must arrive within this long
-BACKLOG = const(4)  # pending connections the stack holds before refusing more
+_REQUEST_MS = const(5000)  # the request line and headers must arrive within this long
+_BACKLOG = const(4)  # pending connections the stack holds before refusing more
 # New connections per source address, a token bucket: a phone opens a few at once (the page,
 # /status, the game socket, a reconnect); more than SOURCE_BURST, then SOURCE_PER_S, are
 # refused. At most SOURCES addresses are remembered (the least recently seen is forgotten).
-SOURCE_BURST = const(40)
-SOURCE_PER_S = const(20)
-SOURCES = const(8)
+_SOURCE_BURST = const(40)
+_SOURCE_PER_S = const(20)
+_SOURCES = const(8)
 
 _BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
@@ -43,7 +43,7 @@ class Server:
         self.pending = []  # tasks of admitted connections still reading their request
         self.refused = 0  # connections closed at once: too many open, or a source too fast
         self.evicted = 0  # connections closed to make room: their request was not complete
-        self.sources = SourceLimit(SOURCE_BURST, SOURCE_PER_S, SOURCES)
+        self.sources = SourceLimit(_SOURCE_BURST, _SOURCE_PER_S, _SOURCES)
 
     async def run(self, host, port):
         """Listen on host:port and serve until the board stops."""
@@ -51,7 +51,7 @@ class Server:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(BACKLOG)
+        sock.listen(_BACKLOG)
         sock.setblocking(False)
         await self._accept_forever(sock)
 
@@ -130,7 +130,7 @@ class Server:
         """Parse one request and answer it; a game upgrade returns its Session instead."""
         app = self.app
         try:
-            req = await wait_for_ms(Request.create(app, stream, stream, addr), REQUEST_MS)
+            req = await wait_for_ms(Request.create(app, stream, stream, addr), _REQUEST_MS)
         except (ValueError, IndexError, UnicodeError):
             req = None  # not an HTTP request: answered 400 below
         self._parsed()

@@ -1,42 +1,42 @@
 # The view publisher: the one way game state reaches the sockets. It keeps the view epoch
-# (+1 whenever any view may have changed), the Projector and which view it last planned, and
-# the observers' frames, encoded once and written to every observer. Sessions subscribe with
-# a role (a seat, or OBSERVER); each session's writer task asks `due(session)` and writes the
-# frames of its role's newest view. Which view a session was last sent is the publisher's
-# business: `resync(session)` makes it send the whole view again.
+# (+1 whenever any view may have changed) and the Projector with which view it last planned.
+# Sessions subscribe with a role (a seat, or OBSERVER); the gateway's pump asks `due(session)`
+# and writes the frames of its role's newest view. Which view a session was last sent is the
+# publisher's business: `resync(session)` makes it send the whole view again.
+#
+# Frames are written where the projector wrote the records, with no copy: every record has
+# room for its frame header in front of it (the projector's headroom and gaps), and a view of
+# several records has them one after another, so a view is one write, and every observer
+# gets the same bytes. A stream's write() either hands the bytes to the socket or copies what
+# is left, so no writer holds on to these buffers across an await.
 #
 #   views = ViewPublisher(match)
 #   views.attach(session, role)      # after a join: the session now wants this role's views
 #   views.changed()                  # after an engine call that changed the state
 #   views.detach(session)            # the session left
 from game.compat import const
-from game.projector import OBSERVER, Projector
-from net.frames import OP_TEXT, RECORD_FRAME, put_header
+from game.projector import Projector
+from net.frames import head_size, put_header
+
+# Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
+# host_tests/test_private_consts.py).
+_HEAD_ROOM = const(48)  # before a player's record: its frame header, and the ack before it
+_OBSERVER = const(0)
+_OP_TEXT = const(1)
 
 NO_VIEW = const(-1)  # view_role of a session that receives no views
-
-
-class SharedView:
-    """The observer view as ready frames, encoded once; every observer writes these bytes.
-    Rewritten in place for each new state: a stream's write() either hands the bytes to the
-    socket or copies what is left, so no writer ever holds on to this buffer across an await."""
-
-    def __init__(self, capacity):
-        self.buf = bytearray(capacity)
-        self.length = 0
-        self.epoch = -1
 
 
 class ViewPublisher:
     def __init__(self, match):
         self.match = match
         self.epoch = 0
-        self.proj = Projector()
+        self.proj = Projector(_HEAD_ROOM, head_size)
         self.sessions = []  # subscribed sessions, each with view_role and sent_epoch
         self._plan_role = NO_VIEW  # whose view the projector has planned, for which epoch
         self._plan_epoch = -1
         self._plan_count = 0
-        self._shared = None  # SharedView of the observers
+        self._obs_epoch = -1  # the epoch of the observers' frames in the projector's obs
 
     # ---- subscriptions ----------------------------------------------------------------------
 
@@ -82,35 +82,34 @@ class ViewPublisher:
             self._plan_count = self.proj.begin(self.match, role)
         return self._plan_count
 
-    def player_frame(self, role, i, buf):
-        """Write record i of role's current view as one frame into buf (RECORD_FRAME bytes);
-        returns its length. Re-plans if another view was planned in between (same epoch:
-        the same records)."""
-        self.plan(role)
-        n = self.proj.write(i)
-        head = put_header(buf, n)
-        buf[head : head + n] = self.proj.mv[:n]
-        return head + n
-
-    def observer_frames(self):
-        """The current observer view (a SharedView): all its records as frames."""
-        shared = self._shared
-        if shared is not None and shared.epoch == self.epoch:
-            return shared
-        count = self.plan(OBSERVER)
-        need = count * RECORD_FRAME
-        if shared is None or len(shared.buf) < need:
-            self._shared = shared = None  # let the old buffer go before taking a bigger one
-            shared = SharedView(need)
-            self._shared = shared
-        buf = shared.buf
+    def frames(self, role, ctrl):
+        """role's current view, every record as a frame, as one memoryview of the projector's
+        buffers (valid until the next view is planned): the same bytes for every observer. A
+        player's view of one record takes the control frames queued before it (ctrl, emptied)
+        in front of it when they fit: the session's write is then one."""
         proj = self.proj
-        pos = 0
+        if role == _OBSERVER and self._obs_epoch == self.epoch:
+            return memoryview(proj.obs)[proj.obs_start : proj.obs_end]
+        count = self.plan(role)
+        out = proj.out
         for i in range(count):
             n = proj.write(i)
-            pos += put_header(buf, n, OP_TEXT, pos)
-            buf[pos : pos + n] = proj.mv[:n]
-            pos += n
-        shared.length = pos
-        shared.epoch = self.epoch
-        return shared
+            put_header(out, n, _OP_TEXT, proj.at[i] - head_size(n))
+        if out is proj.store:  # one record
+            at = proj.at[0]
+            start = at - head_size(proj.length)
+            size = 0
+            for data in ctrl:
+                size += len(data)
+            if ctrl and size <= start:
+                start -= size
+                p = start
+                for data in ctrl:
+                    out[p : p + len(data)] = data
+                    p += len(data)
+                del ctrl[:]
+            return memoryview(out)[start : at + proj.length]
+        # In the projector's obs, one after another: the observers' frames stay there for
+        # this epoch, unless a player's view of more than one record takes obs.
+        self._obs_epoch = self.epoch if role == _OBSERVER else -1
+        return memoryview(out)[proj.obs_start : proj.obs_end]

@@ -152,11 +152,11 @@ def test_stalls_and_junk_connections_lock_nobody_out(game_board, fast_chaos):
 def test_limits_documented_match_the_firmware():
     from net import gateway, match_host, server
 
-    assert bot_runner.RATE_BURST == gateway.RATE_BURST
-    assert bot_runner.RATE_PER_S == gateway.RATE_PER_S
-    assert bot_runner.RATE_ABUSE == gateway.RATE_ABUSE
-    assert bot_runner.SOURCE_BURST == server.SOURCE_BURST
-    assert bot_runner.SOURCE_PER_S == server.SOURCE_PER_S
+    assert bot_runner.RATE_BURST == gateway._RATE_BURST
+    assert bot_runner.RATE_PER_S == gateway._RATE_PER_S
+    assert bot_runner.RATE_ABUSE == gateway._RATE_ABUSE
+    assert bot_runner.SOURCE_BURST == server._SOURCE_BURST
+    assert bot_runner.SOURCE_PER_S == server._SOURCE_PER_S
     assert bot_runner.JOIN_S * 1000 == gateway.JOIN_MS
     assert bot_runner.FRAME_S * 1000 == gateway.FRAME_MS
     assert bot_runner.SEQ_AHEAD == match_host._SEQ_AHEAD

@@ -1,14 +1,17 @@
 # net/frames.py is pure: the checks on a client frame's header, close codes and UTF-8, on
 # CPython here and under the MicroPython unix port (test_portable_on_upy.py runs this file).
 from net.frames import (
-    CLOSE_PROTOCOL,
-    CLOSE_UNSUPPORTED,
     MAX_MESSAGE,
     close_code_valid,
     head_close_code,
     payload_length,
     valid_utf8,
 )
+
+# The close codes of RFC 6455 (net/frames.py keeps them as private consts, which MicroPython
+# does not expose as module attributes).
+CLOSE_PROTOCOL = 1002
+CLOSE_UNSUPPORTED = 1003
 
 UTF8 = (
     (b"", True),
