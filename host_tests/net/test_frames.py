@@ -8,10 +8,9 @@ from net.frames import (
     valid_utf8,
 )
 
-# The close codes of RFC 6455 (net/frames.py keeps them as private consts, which MicroPython
-# does not expose as module attributes).
-CLOSE_PROTOCOL = 1002
-CLOSE_UNSUPPORTED = 1003
+# RFC 6455 7.4.1 codes (private consts of net.frames, folded away on MicroPython)
+CLOSE_PROTOCOL = 1002  # a protocol error
+CLOSE_UNSUPPORTED = 1003  # data it cannot accept
 
 UTF8 = (
     (b"", True),
