@@ -29,7 +29,8 @@ COPIES = {
     "game.engine": ("game.rules",),
     "game.placement": ("game.rules",),
     "net.gateway": ("net.frames", "net.match_host"),
-    "net.match_host": ("net.frames", "game.projector"),
+    "net.match_host": ("net.frames", "game.projector", "game.rules"),
+    "net.messages": ("game.rules",),
     "net.views": ("net.frames", "game.projector"),
 }
 

@@ -32,11 +32,24 @@ _CLOSE_ROOM_FULL = const(4003)
 
 NO_ROLE = const(-1)  # a session that has not joined (OBSERVER == 0, seats 1 and 2)
 
-_CLOCK_LIMIT = rules.CLOCK_LIMIT_MS
-_COUNTDOWN = rules.COUNTDOWN
-_ACTIVE = rules.ACTIVE
-_FINISHED = rules.FINISHED
-_WAITING = rules.WAITING
+# game.rules' numbers, likewise
+_CLOCK_LIMIT_MS = const(0x3FFFFFFF - 0x20000)
+_WAITING = const(0)
+_COUNTDOWN = const(1)
+_ACTIVE = const(2)
+_FINISHED = const(3)
+_CMD_MOVE = const(1)
+_CMD_DROP = const(2)
+_OK = const(0)
+_NOT_PLAYER = const(2)
+_PHASE = const(4)
+_EXITED = const(12)
+_EV_VISION = const(3)
+_EV_KEY_PICKED = const(4)
+_EV_COMPASS = const(7)
+_EV_EXIT_OPENED = const(8)
+_EV_KEY_DROPPED = const(9)
+_EV_EXITED = const(10)
 
 _SEQ_AHEAD = const(1024)  # how far ahead of the seat's last sequence a new one may be
 _SEQ_HALF = const(0x20000000)  # half the sequence space: further "ahead" is behind (a repeat)
@@ -93,8 +106,8 @@ class MatchHost:
         t = self.ticks_ms()
         self._ms += self.ticks_diff(t, self._ticks)
         self._ticks = t
-        if self._ms > _CLOCK_LIMIT:
-            self._ms = _CLOCK_LIMIT
+        if self._ms > _CLOCK_LIMIT_MS:
+            self._ms = _CLOCK_LIMIT_MS
         return self._ms
 
     def _seed(self):
@@ -136,7 +149,7 @@ class MatchHost:
             if kind == intents.LEAVE:
                 session.kill(_CLOSE_NORMAL, "left")
             else:
-                self._err(session, intent.c, rules.CODE_NAMES[rules.NOT_PLAYER])
+                self._err(session, intent.c, rules.CODE_NAMES[_NOT_PLAYER])
         else:
             self._command(session, self.seats[role], intent)
 
@@ -229,7 +242,7 @@ class MatchHost:
             return
         if kind == intents.READY:
             if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
-                self._err(session, c, rules.CODE_NAMES[rules.PHASE])
+                self._err(session, c, rules.CODE_NAMES[_PHASE])
                 return
             seat.last_c = c
             seat.want = True
@@ -240,16 +253,16 @@ class MatchHost:
         # MOVE or DROP. Outside a running match the engine would say PHASE too; answering here
         # keeps the engine clock untouched until the countdown starts it at 0.
         if m.phase != _COUNTDOWN and m.phase != _ACTIVE:
-            self._err(session, c, rules.CODE_NAMES[rules.PHASE])
+            self._err(session, c, rules.CODE_NAMES[_PHASE])
             return
         before = m.state_seq
         if kind == intents.MOVE:
-            code = m.enqueue(seat.number, rules.CMD_MOVE, intent.direction, self.now_ms())
+            code = m.enqueue(seat.number, _CMD_MOVE, intent.direction, self.now_ms())
         else:
-            code = m.enqueue(seat.number, rules.CMD_DROP, 0, self.now_ms())
-        if code == rules.OK:
+            code = m.enqueue(seat.number, _CMD_DROP, 0, self.now_ms())
+        if code == _OK:
             code = m.process()  # the FIFO never holds more than this one entry
-        if code == rules.OK:
+        if code == _OK:
             seat.last_c = c
             seat.accepted += 1
             # the seat's own count: the engine's command sequence would tell how many
@@ -300,7 +313,7 @@ class MatchHost:
             before = m.state_seq
             code = m.forfeit(seat.number, self.now_ms())
             self._after(before)
-            if code == rules.EXITED:
+            if code == _EXITED:
                 return  # already out of the maze: the finish window decides; free it later
             self.log("game: seat %d forfeits" % seat.number)
         seat.free()
@@ -386,13 +399,13 @@ class MatchHost:
 
     def _audience(self, kind, a):
         """Who may hear an event (a mask of _TO_* bits); a is the event's first value."""
-        if kind == rules.EV_VISION or kind == rules.EV_COMPASS:
+        if kind == _EV_VISION or kind == _EV_COMPASS:
             return _TO_OBS | a  # the radius and the bearing are the player's own secrets
         if (
-            kind == rules.EV_KEY_PICKED
-            or kind == rules.EV_KEY_DROPPED
-            or kind == rules.EV_EXIT_OPENED
-            or kind == rules.EV_EXITED
+            kind == _EV_KEY_PICKED
+            or kind == _EV_KEY_DROPPED
+            or kind == _EV_EXIT_OPENED
+            or kind == _EV_EXITED
         ):
             # The opponent hears of it only if the player's cell was in its square.
             return self._seen_by(a, self.match.pos[a])

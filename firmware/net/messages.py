@@ -8,6 +8,20 @@ from game import rules
 from game.compat import const
 from net.frames import put_header
 
+# game.rules' numbers, as private consts (inlined by the compiler; checked by
+# host_tests/test_private_consts.py)
+_COUNTDOWN = const(1)
+_EV_PHASE = const(1)
+_EV_VISION = const(3)
+_EV_KEY_PICKED = const(4)
+_EV_MEETING = const(5)
+_EV_KEY_RETURNED = const(6)
+_EV_COMPASS = const(7)
+_EV_EXIT_OPENED = const(8)
+_EV_KEY_DROPPED = const(9)
+_EV_EXITED = const(10)
+_EV_RESULT = const(11)
+
 _RUN = const(256)  # cells per maze message at the end of a match (a message under 512 bytes)
 # The head of a maze message: every number in a field of 10 (JSON allows the spaces; no number
 # the board keeps reaches 2**31), so every head is _HEAD bytes long and each frame is made once.
@@ -156,23 +170,23 @@ def event(match, i):
     a = match.ev_a[i]
     b = match.ev_b[i]
     head = '{"t":"ev","e":"%s","s":%d' % (rules.EVENT_NAMES[kind], match.state_seq)
-    if kind == rules.EV_PHASE:
+    if kind == _EV_PHASE:
         text = '%s,"ph":"%s"' % (head, rules.PHASE_NAMES[a])
-        if a == rules.COUNTDOWN:
+        if a == _COUNTDOWN:
             text += ',"ms":%d' % match.countdown_ms
-    elif kind == rules.EV_RESULT:
+    elif kind == _EV_RESULT:
         text = '%s,"result":"%s","winner":%d' % (head, rules.RESULT_NAMES[a], b)
-    elif kind == rules.EV_MEETING:
+    elif kind == _EV_MEETING:
         text = '%s,"seat":%d,"n":%d' % (head, a, b)
-    elif kind == rules.EV_KEY_RETURNED:
+    elif kind == _EV_KEY_RETURNED:
         text = '%s,"owner":%d,"from":%d' % (head, a, b)
-    elif kind == rules.EV_VISION or kind == rules.EV_EXIT_OPENED:
+    elif kind == _EV_VISION or kind == _EV_EXIT_OPENED:
         text = '%s,"seat":%d' % (head, a)
-    elif kind == rules.EV_COMPASS:
+    elif kind == _EV_COMPASS:
         text = '%s,"seat":%d,"bearing":"%s"' % (head, a, rules.BEARING_NAMES[b])
-    elif kind == rules.EV_KEY_PICKED or kind == rules.EV_KEY_DROPPED:
+    elif kind == _EV_KEY_PICKED or kind == _EV_KEY_DROPPED:
         text = '%s,"seat":%d,"owner":%d' % (head, a, b)
-    elif kind == rules.EV_EXITED:
+    elif kind == _EV_EXITED:
         text = '%s,"seat":%d,"first":%s' % (head, a, _bool(b == 0))
     else:
         return None
