@@ -32,11 +32,24 @@ _CLOSE_ROOM_FULL = const(4003)
 
 NO_ROLE = const(-1)  # a session that has not joined (OBSERVER == 0, seats 1 and 2)
 
-_CLOCK_LIMIT = rules.CLOCK_LIMIT_MS
-_COUNTDOWN = rules.COUNTDOWN
-_ACTIVE = rules.ACTIVE
-_FINISHED = rules.FINISHED
-_WAITING = rules.WAITING
+# game.rules' numbers, likewise
+_CLOCK_LIMIT_MS = const(0x3FFFFFFF - 0x20000)
+_WAITING = const(0)
+_COUNTDOWN = const(1)
+_ACTIVE = const(2)
+_FINISHED = const(3)
+_CMD_MOVE = const(1)
+_CMD_DROP = const(2)
+_OK = const(0)
+_NOT_PLAYER = const(2)
+_PHASE = const(4)
+_EXITED = const(12)
+_EV_VISION = const(3)
+_EV_KEY_PICKED = const(4)
+_EV_COMPASS = const(7)
+_EV_EXIT_OPENED = const(8)
+_EV_KEY_DROPPED = const(9)
+_EV_EXITED = const(10)
 
 _SEQ_AHEAD = const(1024)  # how far ahead of the seat's last sequence a new one may be
 _SEQ_HALF = const(0x20000000)  # half the sequence space: further "ahead" is behind (a repeat)
@@ -79,6 +92,13 @@ class MatchHost:
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
+        self.boot = self._seed()  # tells a board restart from a reconnect
+        # per seat, this match: accepted moves, and the cells stood on (seat 1's bitset, then
+        # seat 2's) for the end of the match
+        self.moves = [0, 0, 0]
+        self.trail = bytearray(2 * ((width * height + 7) >> 3))
+        self.reveal = messages.maze_buffers(width * height)  # the end's frames, made now
+        self.score = [0, 0, 0]  # wins per seat while both seats stay held ([0]: draws)
         self._ms = 0  # match milliseconds since the countdown began
         self._ticks = ticks_ms()
 
@@ -91,8 +111,8 @@ class MatchHost:
         if not self.paused:
             self._ms += self.ticks_diff(t, self._ticks)
         self._ticks = t
-        if self._ms > _CLOCK_LIMIT:
-            self._ms = _CLOCK_LIMIT
+        if self._ms > _CLOCK_LIMIT_MS:
+            self._ms = _CLOCK_LIMIT_MS
         return self._ms
 
     def _seed(self):
@@ -134,7 +154,7 @@ class MatchHost:
             if kind == intents.LEAVE:
                 session.kill(_CLOSE_NORMAL, "left")
             else:
-                self._err(session, intent.c, rules.CODE_NAMES[rules.NOT_PLAYER])
+                self._err(session, intent.c, rules.CODE_NAMES[_NOT_PLAYER])
         else:
             self._command(session, self.seats[role], intent)
 
@@ -151,7 +171,7 @@ class MatchHost:
                 return
             self.observers.append(session)
             self.views.attach(session, OBSERVER)
-            session.post(frame(messages.welcome_observer(self.match_no, self.match, self.idle_ms)))
+            session.post(frame(messages.welcome_observer(self)))
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:
             seat = self._seat_for(intent.token)
@@ -167,7 +187,8 @@ class MatchHost:
             self._bind(session, seat)
             if intent.name:
                 seat.name = intent.name
-            session.post(frame(self.journal.welcome(seat, self._welcome(seat, True))))
+            text = messages.welcome_player(self, seat, True)
+            session.post(frame(self.journal.welcome(seat, text)))
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
             seat = None
@@ -180,16 +201,13 @@ class MatchHost:
                 return
             seat.take(intent.name)
             self._bind(session, seat)
-            session.post(frame(self._welcome(seat, False)))
+            session.post(frame(messages.welcome_player(self, seat, False)))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)
+        if self.match.phase == _FINISHED:
+            self._end(session)
         self._room()
         self._maybe_start()
-
-    def _welcome(self, seat, resumed):
-        return messages.welcome_player(
-            seat, resumed, self.match_no, self.match, self.idle_ms, self.grace_ms
-        )
 
     def _refuse_full(self, session):
         self._err(session, -1, intents.ROOM_FULL)
@@ -231,7 +249,7 @@ class MatchHost:
             return
         if kind == intents.READY:
             if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
-                self._err(session, c, rules.CODE_NAMES[rules.PHASE])
+                self._err(session, c, rules.CODE_NAMES[_PHASE])
                 return
             seat.last_c = c
             seat.want = True
@@ -242,25 +260,28 @@ class MatchHost:
         # MOVE or DROP. Outside a running match the engine would say PHASE too; answering here
         # keeps the engine clock untouched until the countdown starts it at 0.
         if m.phase != _COUNTDOWN and m.phase != _ACTIVE:
-            self._err(session, c, rules.CODE_NAMES[rules.PHASE])
+            self._err(session, c, rules.CODE_NAMES[_PHASE])
             return
         if self.paused:
             self._err(session, c, "RESTART_PAUSE")  # until both players are back (docs/log.md)
             return
         before = m.state_seq
         if kind == intents.MOVE:
-            code = m.enqueue(seat.number, rules.CMD_MOVE, intent.direction, self.now_ms())
+            code = m.enqueue(seat.number, _CMD_MOVE, intent.direction, self.now_ms())
         else:
-            code = m.enqueue(seat.number, rules.CMD_DROP, 0, self.now_ms())
-        if code == rules.OK:
+            code = m.enqueue(seat.number, _CMD_DROP, 0, self.now_ms())
+        if code == _OK:
             code = m.process()  # the FIFO never holds more than this one entry
-        if code == rules.OK:
+        if code == _OK:
             self.journal.push(m, seat, intent)  # on flash before the ack
             seat.last_c = c
             seat.accepted += 1
             # the seat's own count: the engine's command sequence would tell how many
             # commands the opponent sent, refused ones included
             session.post(frame(messages.ack_move(c, seat.accepted)))
+            if kind == intents.MOVE:
+                self.moves[seat.number] += 1
+                self._mark(seat.number)
         else:
             self._err(session, c, rules.CODE_NAMES[code])
         self._after(before)
@@ -304,13 +325,14 @@ class MatchHost:
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq
             code = m.forfeit(seat.number, self.now_ms())
-            if code == rules.OK:
+            if code == _OK:
                 self.journal.push(m, seat, None)  # the forfeit, on flash
             self._after(before)
-            if code == rules.EXITED:
+            if code == _EXITED:
                 return  # already out of the maze: the finish window decides; free it later
             self.log("game: seat %d forfeits" % seat.number)
         seat.free()
+        self.score = [0, 0, 0]
         self.log("game: seat %d free" % seat.number)
         self._room()
 
@@ -330,6 +352,11 @@ class MatchHost:
         s2.want = False
         s1.accepted = 0
         s2.accepted = 0
+        for i in range(len(self.trail)):
+            self.trail[i] = 0
+        for number in (1, 2):
+            self.moves[number] = 0
+            self._mark(number)
         self._ms = 0
         self._ticks = self.ticks_ms()
         before = m.state_seq
@@ -352,11 +379,29 @@ class MatchHost:
         if changed or self.match.state_seq != before:
             self.views.changed()
             if self.match.phase == _FINISHED:
+                self.score[self.match.winner] += 1
+                self._end(None)
+                self._room()  # the series score
                 # the heap between matches: what stays, and how fragmented it is
                 heap_report("match %d finished" % self.match_no, self.log)
 
-    def _send(self, mask, text):
-        data = frame(text)
+    def _mark(self, number):
+        cell = self.match.pos[number]
+        self.trail[(number - 1) * (len(self.trail) >> 1) + (cell >> 3)] |= 1 << (cell & 7)
+
+    def _end(self, to):
+        """The end of a match, to `to` or (None) everyone: its figures, the whole maze and
+        both paths (docs/protocol.md, "End of a match")."""
+        for k in range(len(self.reveal)):
+            data = messages.maze(self, k)
+            if to is None:
+                self._send(_TO_ALL, data)
+            else:
+                to.post(data)
+
+    def _send(self, mask, data):
+        if type(data) is str:
+            data = frame(data)
         if mask & 1 and self.seats[1].session is not None:
             self.seats[1].session.post(data)
         if mask & 2 and self.seats[2].session is not None:
@@ -374,13 +419,13 @@ class MatchHost:
 
     def _audience(self, kind, a):
         """Who may hear an event (a mask of _TO_* bits); a is the event's first value."""
-        if kind == rules.EV_VISION or kind == rules.EV_COMPASS:
+        if kind == _EV_VISION or kind == _EV_COMPASS:
             return _TO_OBS | a  # the radius and the bearing are the player's own secrets
         if (
-            kind == rules.EV_KEY_PICKED
-            or kind == rules.EV_KEY_DROPPED
-            or kind == rules.EV_EXIT_OPENED
-            or kind == rules.EV_EXITED
+            kind == _EV_KEY_PICKED
+            or kind == _EV_KEY_DROPPED
+            or kind == _EV_EXIT_OPENED
+            or kind == _EV_EXITED
         ):
             # The opponent hears of it only if the player's cell was in its square.
             return self._seen_by(a, self.match.pos[a])
@@ -397,10 +442,7 @@ class MatchHost:
 
     def _room(self):
         """The public lobby line (names, presence, ready flags) to everyone joined."""
-        text = messages.room(
-            self.match_no, self.match.phase, self.seats, len(self.observers), self.max_observers
-        )
-        self._send(_TO_ALL, text)
+        self._send(_TO_ALL, messages.room(self))
 
     # ---- figures ------------------------------------------------------------------------------
 
