@@ -22,7 +22,7 @@ CORE_HEAP ?= $(shell python3 tools/hostenv.py core-heap)
 # Without one, test-upy and mem run the 64-bit port only, and say so.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay card
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay card stress
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
@@ -102,6 +102,15 @@ SOAK_MINUTES ?= 15
 SOAK_LAYOUT ?= romfs
 soak: $(STAMP) ## matches back to back with chaos at the board heap, SOAK_MINUTES=15 SOAK_LAYOUT=romfs|filesystem -> build/soak.json
 	$(PY) tools/soak.py --minutes $(SOAK_MINUTES) --layout $(SOAK_LAYOUT)
+
+# The robustness figures (tools/stress.py, docs/performance.md "Robustness"): idle connects,
+# upgrade bursts, slowloris, unjoined pingers, a flood and a stall beside a valid player, and the
+# rates at which the limits trigger, on the board image at the board heaps: the 32-bit unix port
+# (MICROPY32) at make mem's budgets and the 64-bit one at 84wK / 64wK. STRESS_ARGS=--quick for a
+# short run, STRESS_ARGS="--only 64-romfs" for one board.
+STRESS_ARGS ?=
+stress: $(STAMP) ## floods, bursts and rate limits against the board image at the board heaps (~15 min) -> build/stress.json
+	$(PY) tools/stress.py $(STRESS_ARGS)
 
 fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
 	$(PY) tools/fairness.py 1000
