@@ -12,6 +12,7 @@
 # Lifecycle: WAITING (seats fill, each player says ready) -> COUNTDOWN -> ACTIVE -> FINISHED
 # (win, draw or forfeit) -> both ask for a rematch -> a new seed, straight into COUNTDOWN.
 import gc
+import os
 
 from game import rules
 from game.compat import const
@@ -92,7 +93,9 @@ class MatchHost:
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
-        self.boot = self._seed()  # tells a board restart from a reconnect
+        # tells a board restart from a reconnect (its own random bits: _seed() would start
+        # a new match's seed in the journal, and the match's seed is secret until its end)
+        self.boot = int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
         # per seat, this match: accepted moves, and the cells stood on (seat 1's bitset, then
         # seat 2's) for the end of the match
         self.moves = [0, 0, 0]
@@ -203,9 +206,9 @@ class MatchHost:
             self._bind(session, seat)
             session.post(frame(messages.welcome_player(self, seat, False)))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
-        self.journal.attach(self, session)
         if self.match.phase == _FINISHED:
-            self._end(session)
+            self._end(session)  # the figures and the maze, then the seed (attach)
+        self.journal.attach(self, session)
         self._room()
         self._maybe_start()
 
