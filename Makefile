@@ -19,14 +19,17 @@ export UPY_HEAP
 CORE_HEAP ?= $(shell python3 tools/hostenv.py core-heap)
 # The 32-bit unix port (the board's word size): MICROPY32=/path/to/micropython-32, else
 # micropython-32 on PATH or in .venv/bin (docs/memory.md, "Building the 32-bit unix port").
-# Without one, test-upy and mem run the 64-bit port only, and say so.
+# `make micropython32` builds one into .venv/bin (tools/build_micropython32.sh; its variables,
+# such as MICROPYTHON_SRC=/path/to/a/checkout, pass through). Without one, test-upy and mem run
+# the 64-bit port only, and say so.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay card stress
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay \
+	card stress micropython32
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
-		| awk 'BEGIN {FS = ":.*## "} {printf "  %-12s %s\n", $$1, $$2}'
+		| awk 'BEGIN {FS = ":.*## "} {printf "  %-14s %s\n", $$1, $$2}'
 
 $(STAMP): requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -34,6 +37,9 @@ $(STAMP): requirements-dev.txt
 	touch $@
 
 venv: $(STAMP) ## create .venv with the pinned host tools (requirements-dev.txt)
+
+micropython32: $(STAMP) ## build the 32-bit unix port (the board's word size) into .venv/bin/micropython-32 (gcc-multilib)
+	tools/build_micropython32.sh
 
 test: lint test-py test-upy ## THE test command: lint, pytest on CPython, core tests on MicroPython
 
