@@ -35,7 +35,6 @@ _EV_VISION = const(3)
 _EXITED = const(12)
 _EXIT_CLOSED = const(10)
 _FINISHED = const(3)
-_FINISH_WINDOW_MS = const(200)
 _MAX_ARTIFACT_PAIRS = const(4)
 _MAX_EVENTS = const(12)
 _MAX_SIDE = const(32)
@@ -49,13 +48,11 @@ _OK = const(0)
 _OUT_OF_ORDER = const(6)
 _PHASE = const(4)
 _QUEUE_FULL = const(3)
-_RADIUS_NORMAL = const(3)
-_RADIUS_VISION = const(6)
+_MAX_RADIUS = const(9)
 _RESULT_DRAW = const(2)
 _RESULT_FORFEIT = const(3)
 _RESULT_NONE = const(0)
 _RESULT_WIN = const(1)
-_VISION_MOVES = const(10)
 _WAITING = const(0)
 _WALL = const(8)
 
@@ -101,6 +98,12 @@ class Match:
         countdown_ms=3000,
         artifact_pairs=2,
         braid_percent=40,
+        radius=3,
+        vision_radius=6,
+        vision_moves=10,
+        finish_ms=200,
+        compass=1,
+        sight=0,
     ):
         for name, value, low, high in (
             ("width", width, _MIN_SIDE, _MAX_SIDE),
@@ -109,6 +112,12 @@ class Match:
             ("countdown_ms", countdown_ms, 0, 60000),
             ("artifact_pairs", artifact_pairs, 0, _MAX_ARTIFACT_PAIRS),
             ("braid_percent", braid_percent, 0, 100),
+            ("radius", radius, 1, _MAX_RADIUS),
+            ("vision_radius", vision_radius, radius, _MAX_RADIUS),
+            ("vision_moves", vision_moves, 0, 99),
+            ("finish_ms", finish_ms, 0, 5000),
+            ("compass", compass, 0, 1),
+            ("sight", sight, 0, 1),
         ):
             if not _is_int(value) or not low <= value <= high:
                 raise ValueError("%s must be an int in %d..%d" % (name, low, high))
@@ -118,6 +127,14 @@ class Match:
         self.countdown_ms = countdown_ms
         self.artifact_pairs = artifact_pairs
         self.braid_percent = braid_percent
+        # The ruleset's numbers (game.rulesets): the classic ones by default. sight 1: walls
+        # block the view (line of sight, game.projector); compass 0: no compasses.
+        self.rad_normal = radius
+        self.rad_vision = vision_radius
+        self.vision_moves = vision_moves
+        self.finish_ms = finish_ms
+        self.compass_on = compass
+        self.sight = sight
         self.cells = bytearray(width * height)
         slots = FIRST_ARTIFACT_SLOT + 2 * artifact_pairs
         self.obj_kind = bytearray(slots)
@@ -171,6 +188,10 @@ class Match:
         start2 = mirror(start1, w * h)
         for i in range(len(self.obj_present)):
             self.obj_present[i] = 1
+        if not self.compass_on:
+            # placed all the same (the maze and every other object as with compasses)
+            self.obj_present[COMPASS_SLOT[1]] = 0
+            self.obj_present[COMPASS_SLOT[2]] = 0
         self.start_cell[1] = start1
         self.start_cell[2] = start2
         self.pos[1] = start1
@@ -295,7 +316,7 @@ class Match:
 
     def radius(self, player):
         """The server-owned projection radius of a seat: 6 while a vision effect lasts."""
-        return _RADIUS_VISION if self.vision[player] else _RADIUS_NORMAL
+        return self.rad_vision if self.vision[player] else self.rad_normal
 
     def key_location(self, owner):
         """(cell, carrier): the key of owner lies on cell (carrier 0) or is carried by carrier
@@ -378,7 +399,7 @@ class Match:
         if (
             self.phase == _ACTIVE
             and self.first_out
-            and time_ms > self.exit_time[self.first_out] + _FINISH_WINDOW_MS
+            and time_ms > self.exit_time[self.first_out] + self.finish_ms
         ):
             self._finish(_RESULT_WIN, self.first_out)
 
@@ -416,7 +437,7 @@ class Match:
             if self.obj_present[slot] and self.obj_cell[slot] == dest:
                 if self.obj_kind[slot] == _OBJ_VISION:
                     self.obj_present[slot] = 0
-                    self.vision[player] = _VISION_MOVES
+                    self.vision[player] = self.vision_moves
                     self._emit(_EV_VISION, player, slot)
         # 3. An empty hand picks up the lowest-owner-numbered ground key here.
         if not self.inventory[player]:
@@ -441,8 +462,9 @@ class Match:
                 self._return_key(carried1, 1)
             if carried2:
                 self._return_key(carried2, 2)
-        # 5. The mover's own compass gives a bearing toward the mover's own exit.
-        if dest == self.obj_cell[COMPASS_SLOT[player]]:
+        # 5. The mover's own compass gives a bearing toward the mover's own exit (where the
+        # ruleset has compasses: else they are never on the ground).
+        if dest == self.obj_cell[COMPASS_SLOT[player]] and self.compass_on:
             hint = bearing(dest, self.obj_cell[EXIT_SLOT[player]], w)
             self.compass[player] = hint
             self._emit(_EV_COMPASS, player, hint)
