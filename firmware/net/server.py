@@ -8,7 +8,11 @@
 # oldest one still sending its request (so half-sent requests cannot hold every place), else
 # is closed at once; a request that is not complete within REQUEST_MS is dropped; a source
 # that opens connections faster than SOURCE_PER_S is refused; and any failure while admitting
-# or serving one connection (a MemoryError included) closes that connection only.
+# or serving one connection (a MemoryError included) closes that connection only. A new
+# connection is also refused while the heap, after a collection, has less than _ADMIT_FREE
+# bytes free and _REQUEST_ROOM more for each connection still reading its request: parsing a
+# request needs about 1 KB, and the connections already admitted (the players' above all) must
+# keep the room they need.
 import asyncio
 import gc
 import socket
@@ -27,6 +31,9 @@ _BACKLOG = const(4)  # pending connections the stack holds before refusing more
 _SOURCE_BURST = const(40)
 _SOURCE_PER_S = const(20)
 _SOURCES = const(8)
+_ADMIT_FREE = const(2048)  # bytes of free heap a new connection needs (MicroPython's gc only)
+_REQUEST_ROOM = const(1024)  # and more for each admitted connection still reading its request
+_mem_free = getattr(gc, "mem_free", None)
 
 _BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
@@ -76,6 +83,12 @@ class Server:
         if not self.sources.take(source_of(addr), ticks_ms()):
             self._refuse(client)
             return
+        need = _ADMIT_FREE + _REQUEST_ROOM * len(self.pending)
+        if _mem_free is not None and _mem_free() < need:
+            gc.collect()
+            if _mem_free() < need:
+                self._refuse(client)
+                return
         if self.open >= self.max_open:
             if not self.pending:
                 self._refuse(client)

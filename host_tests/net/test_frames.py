@@ -1,14 +1,16 @@
 # net/frames.py is pure: the checks on a client frame's header, close codes and UTF-8, on
 # CPython here and under the MicroPython unix port (test_portable_on_upy.py runs this file).
 from net.frames import (
-    CLOSE_PROTOCOL,
-    CLOSE_UNSUPPORTED,
     MAX_MESSAGE,
     close_code_valid,
     head_close_code,
     payload_length,
     valid_utf8,
 )
+
+# RFC 6455 7.4.1 codes (private consts of net.frames, folded away on MicroPython)
+CLOSE_PROTOCOL = 1002  # a protocol error
+CLOSE_UNSUPPORTED = 1003  # data it cannot accept
 
 UTF8 = (
     (b"", True),
