@@ -91,8 +91,10 @@ SOAK_LAYOUT ?= romfs
 soak: $(STAMP) ## matches back to back with chaos at the board heap, SOAK_MINUTES=15 SOAK_LAYOUT=romfs|filesystem -> build/soak.json
 	$(PY) tools/soak.py --minutes $(SOAK_MINUTES) --layout $(SOAK_LAYOUT)
 
-fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
-	$(PY) tools/fairness.py 1000
+RULESET ?=
+BOTS ?= 51
+fairness: $(STAMP) ## per ruleset: placement fairness over 1,000 seeds, vision share, median bot match (RULESET=sight, BOTS=51)
+	$(PY) tools/fairness.py 1000 --bots $(BOTS) $(if $(RULESET),--ruleset $(RULESET))
 
 # --- Board: image, deploy, flashing (docs/hardware.md) ---------------------------------------
 # PORT    serial port: /dev/ttyUSB0, /dev/ttyACM0 (ESP32-S3 native USB), /dev/pts/N (virtual board)

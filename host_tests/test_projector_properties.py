@@ -61,9 +61,7 @@ def _base(index):
 def _sight(m, data):
     """The line-of-sight ruleset's radii on m, half of the time."""
     if data.draw(st.booleans()):
-        m.sight = 1
-        m.rad_normal = 5
-        m.rad_vision = data.draw(st.sampled_from((5, 8, 9)))
+        m.rules = (5, data.draw(st.sampled_from((5, 8, 9))), 10, 200, 1, 1)
 
 
 def hide_changes(data, m, seat):
@@ -226,8 +224,8 @@ def _arrange(s):
 def test_random_states_reassemble_into_the_projection(s):
     m = _arrange(s)
     if s["index"] % 2:
-        m.sight = 1  # line of sight, at the square's radii and at the sight ruleset's
-        m.rad_normal, m.rad_vision = (3, 6) if s["index"] % 4 == 1 else (5, 8)
+        # line of sight, at the square's radii and at larger ones
+        m.rules = (3, 6, 10, 200, 1, 1) if s["index"] % 4 == 1 else (5, 8, 10, 200, 1, 1)
     proj = Projector()
     for role in (1, 2, OBSERVER):
         check_view(proj, m, role)  # every record <= 512 bytes, decoder == reference model

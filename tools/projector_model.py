@@ -14,7 +14,7 @@ def chebyshev(m, a, b):
 
 
 def radius(m, seat):
-    return m.rad_vision if m.vision[seat] > 0 else m.rad_normal
+    return m.rules[1] if m.vision[seat] > 0 else m.rules[0]
 
 
 def sees(m, seat, cell, memo=None):
@@ -25,8 +25,8 @@ def sees(m, seat, cell, memo=None):
     here = m.pos[seat]
     if chebyshev(m, here, cell) > radius(m, seat):
         return False
-    if not m.sight:
-        return True
+    if not m.rules[5] or m.vision[seat]:
+        return True  # the square; under line of sight, an eye shows it over the walls
     return _in_sight(m.cells, m.width, here, cell, {} if memo is None else memo)
 
 

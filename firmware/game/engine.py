@@ -62,6 +62,13 @@ EXIT_SLOT = (0, 2, 3)
 COMPASS_SLOT = (0, 4, 5)
 FIRST_ARTIFACT_SLOT = 6
 
+# The numbers of a ruleset the engine plays (game.rulesets), one tuple: (radius, radius while
+# a vision effect lasts, moves a vision effect lasts, finish window ms, compasses 0/1, line
+# of sight 0/1); seed 000's are CLASSIC. Bounds: RULE_MAX (the vision radius is at least the
+# radius, the radius at least 1).
+CLASSIC = (3, 6, 10, 200, 1, 0)
+RULE_MAX = (_MAX_RADIUS, _MAX_RADIUS, 99, 5000, 1, 1)
+
 # tan(22.5 degrees) ~ 414/1000: the border between a straight and a diagonal bearing.
 _TAN_NUM = const(414)
 _TAN_DEN = const(1000)
@@ -98,12 +105,7 @@ class Match:
         countdown_ms=3000,
         artifact_pairs=2,
         braid_percent=40,
-        radius=3,
-        vision_radius=6,
-        vision_moves=10,
-        finish_ms=200,
-        compass=1,
-        sight=0,
+        rules=CLASSIC,
     ):
         for name, value, low, high in (
             ("width", width, _MIN_SIDE, _MAX_SIDE),
@@ -112,29 +114,24 @@ class Match:
             ("countdown_ms", countdown_ms, 0, 60000),
             ("artifact_pairs", artifact_pairs, 0, _MAX_ARTIFACT_PAIRS),
             ("braid_percent", braid_percent, 0, 100),
-            ("radius", radius, 1, _MAX_RADIUS),
-            ("vision_radius", vision_radius, radius, _MAX_RADIUS),
-            ("vision_moves", vision_moves, 0, 99),
-            ("finish_ms", finish_ms, 0, 5000),
-            ("compass", compass, 0, 1),
-            ("sight", sight, 0, 1),
         ):
             if not _is_int(value) or not low <= value <= high:
                 raise ValueError("%s must be an int in %d..%d" % (name, low, high))
+        if type(rules) is not tuple or len(rules) != 6:
+            raise ValueError("rules must be a tuple of 6")
+        for i in range(6):
+            value = rules[i]
+            if not _is_int(value) or not (rules[0] if i == 1 else 0) <= value <= RULE_MAX[i]:
+                raise ValueError("rules must be ints in range")
+        if rules[0] < 1:
+            raise ValueError("rules must be ints in range")
         self.width = width
         self.height = height
         self.cooldown_ms = cooldown_ms
         self.countdown_ms = countdown_ms
         self.artifact_pairs = artifact_pairs
         self.braid_percent = braid_percent
-        # The ruleset's numbers (game.rulesets): the classic ones by default. sight 1: walls
-        # block the view (line of sight, game.projector); compass 0: no compasses.
-        self.rad_normal = radius
-        self.rad_vision = vision_radius
-        self.vision_moves = vision_moves
-        self.finish_ms = finish_ms
-        self.compass_on = compass
-        self.sight = sight
+        self.rules = rules
         self.cells = bytearray(width * height)
         slots = FIRST_ARTIFACT_SLOT + 2 * artifact_pairs
         self.obj_kind = bytearray(slots)
@@ -188,7 +185,7 @@ class Match:
         start2 = mirror(start1, w * h)
         for i in range(len(self.obj_present)):
             self.obj_present[i] = 1
-        if not self.compass_on:
+        if not self.rules[4]:
             # placed all the same (the maze and every other object as with compasses)
             self.obj_present[COMPASS_SLOT[1]] = 0
             self.obj_present[COMPASS_SLOT[2]] = 0
@@ -316,7 +313,7 @@ class Match:
 
     def radius(self, player):
         """The server-owned projection radius of a seat: 6 while a vision effect lasts."""
-        return self.rad_vision if self.vision[player] else self.rad_normal
+        return self.rules[1] if self.vision[player] else self.rules[0]
 
     def key_location(self, owner):
         """(cell, carrier): the key of owner lies on cell (carrier 0) or is carried by carrier
@@ -399,7 +396,7 @@ class Match:
         if (
             self.phase == _ACTIVE
             and self.first_out
-            and time_ms > self.exit_time[self.first_out] + self.finish_ms
+            and time_ms > self.exit_time[self.first_out] + self.rules[3]
         ):
             self._finish(_RESULT_WIN, self.first_out)
 
@@ -437,7 +434,7 @@ class Match:
             if self.obj_present[slot] and self.obj_cell[slot] == dest:
                 if self.obj_kind[slot] == _OBJ_VISION:
                     self.obj_present[slot] = 0
-                    self.vision[player] = self.vision_moves
+                    self.vision[player] = self.rules[2]
                     self._emit(_EV_VISION, player, slot)
         # 3. An empty hand picks up the lowest-owner-numbered ground key here.
         if not self.inventory[player]:
@@ -464,7 +461,7 @@ class Match:
                 self._return_key(carried2, 2)
         # 5. The mover's own compass gives a bearing toward the mover's own exit (where the
         # ruleset has compasses: else they are never on the ground).
-        if dest == self.obj_cell[COMPASS_SLOT[player]] and self.compass_on:
+        if dest == self.obj_cell[COMPASS_SLOT[player]] and self.rules[4]:
             hint = bearing(dest, self.obj_cell[EXIT_SLOT[player]], w)
             self.compass[player] = hint
             self._emit(_EV_COMPASS, player, hint)

@@ -41,7 +41,7 @@ _PRE_MAX = const(96)  # the envelope up to "i": 93 bytes (10-digit sequences) at
 # Line of sight: a seat's mask of its square, (2 * 9 + 1) ** 2 cells at the largest radius.
 _SIGHT_R = const(9)  # game.rules.MAX_RADIUS
 _SIGHT_SIDE = const(19)
-_SIGHT_CELLS = const(361)
+_SIGHT_CELLS = const(361)  # (and 2 bytes more in a seat's mask: what it was made for)
 _SIGHT_MID = const(180)  # here: (9, 9)
 
 # Envelope: {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":I,"n":N
@@ -87,7 +87,8 @@ _S_PLAYERS = const(b'{"players":[')
 
 def visible(match, seat, cell):
     """True when seat may see cell: inside its square (Chebyshev distance <= its radius) and,
-    under line of sight (match.sight), in sight (see sight())."""
+    under line of sight (match.rules[5]) without a vision effect, in sight (see sight()): an
+    eye shows the whole square of the vision radius, over the walls."""
     w = match.width
     if cell < 0 or cell >= w * match.height:
         return False
@@ -97,7 +98,7 @@ def visible(match, seat, cell):
     dy = cell // w - here // w
     if not (-r <= dx <= r and -r <= dy <= r):
         return False
-    if match.sight:
+    if match.rules[5] and not match.vision[seat]:
         mask = bytearray(_SIGHT_CELLS)  # (allocates: for events, not views)
         sight(match.cells, w, here, r, mask)
         return mask[(dy + _SIGHT_R) * _SIGHT_SIDE + dx + _SIGHT_R] == 1
@@ -135,50 +136,49 @@ def sight(cells, w, here, r, mask):
                 mask[at] = 0
                 if x < 0 or y < 0 or x >= w or y * w + x >= len(cells):
                     continue
-                mask[at] = _line(cells, w, here, dx, dy, ax, ay, mask)
-
-
-def _line(cells, w, c, dx, dy, ax, ay, mask):
-    # Walk the line from c toward (dx, dy): 1 when it reaches the end in sight, else 0.
-    sx = 1 if dx > 0 else -1
-    sy = w if dy > 0 else -w
-    bx = 2 if dx > 0 else 8  # the flag of the side crossed going along x (E or W)
-    by = 4 if dy > 0 else 1  # along y (S or N)
-    mx = 1 if dx > 0 else -1  # the mask's steps
-    my = _SIGHT_SIDE if dy > 0 else -_SIGHT_SIDE
-    m = _SIGHT_MID
-    i = j = 0
-    while True:
-        # the next crossings, scaled: of a column line at (2i+1)*ay, of a row line at (2j+1)*ax
-        ex = (2 * i + 1) * ay if i < ax else -1
-        ey = (2 * j + 1) * ax if j < ay else -1
-        if ey < 0 or (0 <= ex < ey):
-            if not cells[c] & bx:
-                return 0
-            c += sx
-            m += mx
-            i += 1
-        elif ex < 0 or ey < ex:
-            if not cells[c] & by:
-                return 0
-            c += sy
-            m += my
-            j += 1
-        else:
-            # through the corner: round it along x then y, or along y then x
-            if not (
-                (cells[c] & bx and mask[m + mx] and cells[c + sx] & by)
-                or (cells[c] & by and mask[m + my] and cells[c + sy] & bx)
-            ):
-                return 0
-            c += sx + sy
-            m += mx + my
-            i += 1
-            j += 1
-        if i == ax and j == ay:
-            return 1
-        if not mask[m]:
-            return 0
+                # Walk the line from here toward (dx, dy); the end is in sight if it gets there.
+                c = here
+                sx = 1 if dx > 0 else -1
+                sy = w if dy > 0 else -w
+                bx = 2 if dx > 0 else 8  # the flag of the side crossed going along x (E or W)
+                by = 4 if dy > 0 else 1  # along y (S or N)
+                mx = sx  # the mask's steps
+                my = _SIGHT_SIDE if dy > 0 else -_SIGHT_SIDE
+                m = _SIGHT_MID
+                i = j = 0
+                while True:
+                    # the next crossings, scaled: of a column line at (2i+1)*ay, of a row line
+                    # at (2j+1)*ax
+                    ex = (2 * i + 1) * ay if i < ax else -1
+                    ey = (2 * j + 1) * ax if j < ay else -1
+                    if ey < 0 or (0 <= ex < ey):
+                        if not cells[c] & bx:
+                            break
+                        c += sx
+                        m += mx
+                        i += 1
+                    elif ex < 0 or ey < ex:
+                        if not cells[c] & by:
+                            break
+                        c += sy
+                        m += my
+                        j += 1
+                    else:
+                        # through the corner: round it along x then y, or along y then x
+                        if not (
+                            (cells[c] & bx and mask[m + mx] and cells[c + sx] & by)
+                            or (cells[c] & by and mask[m + my] and cells[c + sy] & bx)
+                        ):
+                            break
+                        c += sx + sy
+                        m += mx + my
+                        i += 1
+                        j += 1
+                    if i == ax and j == ay:
+                        mask[at] = 1
+                        break
+                    if not mask[m]:
+                        break
 
 
 class Projector:
@@ -218,12 +218,11 @@ class Projector:
         # record 0 (a seat's)].
         # [10]: the seat's cell (line of sight: the same square may show other cells).
         self._keys = ([0] * 11, [0] * 11, [0] * 11)
-        # Line of sight: each seat's mask of its square (made by its first such view) and
-        # what it was made for (cell * 16 + radius, -1: nothing); _mask: the view's, or None.
+        # Line of sight: each seat's mask of its square (made by its first such view), its
+        # last two bytes what it was made for (cell * 16 + radius + 1, 0: nothing); _mask: the
+        # view's, or None.
         self._sights = [None, None, None]
-        self._sight_for = [-1, -1, -1]
         self._mask = None
-        self._here = 0
         # The objects' generation: +1 whenever the match's obj_present or obj_cell differ
         # from the copies kept here.
         self._gen = 0
@@ -244,7 +243,7 @@ class Projector:
         self._pre_len = 0
         self._st_len = 0
         self._objs_len = 0
-        self._sq = [0, 0, 0, 0]  # lo, hi, x0, x1
+        self._sq = [0, 0, 0, 0, 0]  # lo, hi, x0, x1, the seat's cell
         self._runs = [0, 0, 0, 0]  # first, step, rlen, count
         # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
@@ -280,16 +279,19 @@ class Projector:
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
         self._mask = None
+        sq = self._sq
         if role:
-            here = self._here = match.pos[role]
+            here = sq[4] = match.pos[role]
             r = match.radius(role)
-            if match.sight:
+            if match.rules[5] and not match.vision[role]:
                 mask = self._sights[role]
                 if mask is None:
-                    mask = self._sights[role] = bytearray(_SIGHT_CELLS)
-                if self._sight_for[role] != here * 16 + r:
+                    mask = self._sights[role] = bytearray(_SIGHT_CELLS + 2)
+                made = here * 16 + r + 1
+                if mask[_SIGHT_CELLS] != made & 255 or mask[_SIGHT_CELLS + 1] != made >> 8:
                     sight(self._cells, w, here, r, mask)
-                    self._sight_for[role] = here * 16 + r
+                    mask[_SIGHT_CELLS] = made & 255
+                    mask[_SIGHT_CELLS + 1] = made >> 8
                 self._mask = mask
             hx = here % w
             hy = here // w
@@ -304,7 +306,6 @@ class Projector:
             x1 = w - 1
             y1 = h - 1
             b = self.obs
-        sq = self._sq
         sq[0] = lo = y0 * w + x0
         sq[1] = hi = y1 * w + x1
         sq[2] = x0
@@ -321,7 +322,7 @@ class Projector:
             and key[3] == ndigits(seq)
             and key[4] == match.phase
             and key[5] == match.meeting_seq
-            and key[10] == (self._here if self._mask else -1)
+            and key[10] == (sq[4] if self._mask else -1)
         ):
             at = key[6]
             if self._status(b, at, match, role) - at == key[7]:
@@ -402,7 +403,7 @@ class Projector:
         key[3] = ndigits(match.state_seq)
         key[4] = match.phase
         key[5] = match.meeting_seq
-        key[10] = self._here if self._mask else -1
+        key[10] = sq[4] if self._mask else -1
         key[6] = at + self._pre_len + 13  # after i, n, ,"st":
         key[7] = self._st_len
         key[8] = count
@@ -421,7 +422,9 @@ class Projector:
         self._cut[0 : len(self._cut)] = cells
         for key in self._keys:
             key[0] = 0
-        self._sight_for[1] = self._sight_for[2] = -1
+        for mask in self._sights:
+            if mask:
+                mask[_SIGHT_CELLS] = mask[_SIGHT_CELLS + 1] = 0
         hexd = b"0123456789abcdef"
         out = self._hex
         for c in range(n):
@@ -456,7 +459,7 @@ class Projector:
         self._st_len = q - p
         # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
         # slot order (nothing when there are none).
-        lo, hi, x0, x1 = self._sq
+        lo, hi, x0, x1, _ = self._sq
         present = match.obj_present
         cell_of = match.obj_cell
         w = self._w
@@ -515,7 +518,7 @@ class Projector:
         p = put_int(b, p + 8, match.winner)
         if role:
             # The opponent: while in the maze and in the square (the test of visible()).
-            lo, hi, x0, x1 = self._sq
+            lo, hi, x0, x1, _ = self._sq
             other = 3 - role
             there = match.pos[other]
             if (
@@ -568,7 +571,7 @@ class Projector:
     def _seen(self, cell):
         # cell (inside the view's square) is in sight in the view's mask
         w = self._w
-        here = self._here
+        here = self._sq[4]
         return self._mask[
             (cell // w - here // w + _SIGHT_R) * _SIGHT_SIDE + cell % w - here % w + _SIGHT_R
         ]

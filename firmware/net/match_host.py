@@ -9,14 +9,16 @@
 # call that changed the state. Every message is built once (net.messages), framed once
 # (net.frames), and the same bytes are posted to every session entitled to it.
 #
-# Lifecycle: WAITING (seats fill, each player says ready) -> COUNTDOWN -> ACTIVE -> FINISHED
-# (win, draw or forfeit) -> both ask for a rematch -> a new seed, straight into COUNTDOWN.
+# Lifecycle: WAITING (seats fill, the first seated player may choose the ruleset, each player
+# says ready) -> COUNTDOWN -> ACTIVE -> FINISHED (win, draw or forfeit) -> both ask for a
+# rematch -> a new seed, straight into COUNTDOWN. A ruleset of best of N makes the matches a
+# series: the score is carried across rematches until one seat has won N // 2 + 1; then the
+# next rematch starts a new series (with the ruleset chosen meanwhile, if any).
 import gc
 import os
 
-from game import rules
+from game import rules, rulesets
 from game.compat import const
-from game.engine import Match
 from game.projector import OBSERVER, visible
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
@@ -46,18 +48,6 @@ _TO_ALL = const(7)
 _TO_OBS = const(4)
 
 
-def match_parameters(settings):
-    """(width, height, artifact pairs, braid percent, cooldown ms, countdown ms) of the
-    settings' preset; cooldown_ms / countdown_ms in the settings replace the preset's own."""
-    entry = rules.preset(settings.preset) or rules.preset(rules.DEFAULT_PRESET)
-    _, width, height, pairs, braid, cooldown, countdown = entry
-    if settings.cooldown_ms is not None:
-        cooldown = settings.cooldown_ms
-    if settings.countdown_ms is not None:
-        countdown = settings.countdown_ms
-    return width, height, pairs, braid, cooldown, countdown
-
-
 class MatchHost:
     """Seats, observers and the one authoritative match. All methods are synchronous: the
     gateway calls them between awaits, so the match never changes under a half-done call."""
@@ -66,11 +56,24 @@ class MatchHost:
         self.log = log
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
-        width, height, pairs, braid, cooldown, countdown = match_parameters(settings)
-        self.match = Match(self._seed(), width, height, cooldown, countdown, pairs, braid)
+        # The ruleset (game.rulesets): the one settings.json names (fixed), or classic, which
+        # the lobby may change; and what settings.json fixes for every ruleset (None: the
+        # ruleset's own).
+        name = getattr(settings, "ruleset", None)
+        self.ruleset = rulesets.find(name or rulesets.DEFAULT)[0]
+        self.fixed = name is not None
+        self._fix = (
+            getattr(settings, "preset", None),
+            getattr(settings, "cooldown_ms", None),
+            getattr(settings, "countdown_ms", None),
+            getattr(settings, "reconnect_grace_ms", None),
+        )
+        self.match = self._new_match()
         self.views = ViewPublisher(self.match)
         self.max_observers = settings.max_observers
-        self.grace_ms = settings.reconnect_grace_ms
+        self.chooser = 0  # the first seated player (of those seated now), who may choose
+        # the series: matches won by seat 1 and 2 ([0]: 1 once this match's result is in)
+        self.score = [0, 0, 0]
         self.idle_ms = settings.idle_timeout_ms
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
@@ -92,6 +95,18 @@ class MatchHost:
 
     def _seed(self):
         return int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
+
+    def _new_match(self):
+        """A match of the ruleset chosen (with what settings.json fixes); its grace too."""
+        fix = self._fix
+        entry = self._built = self.ruleset
+        self.grace_ms = entry[12] if fix[3] is None else fix[3]
+        return rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2])
+
+    def series_over(self):
+        """True when a seat has won the series (or a single match is over)."""
+        need = self.ruleset[13] // 2 + 1
+        return self.score[1] >= need or self.score[2] >= need
 
     # ---- who is who -------------------------------------------------------------------------
 
@@ -125,6 +140,8 @@ class MatchHost:
         elif kind == intents.SYNC:
             # A client that lost a record asks for the whole current view again.
             self.views.resync(session)
+        elif kind == intents.RULES:
+            self._choose(session, role, intent)
         elif role == OBSERVER:
             if kind == intents.LEAVE:
                 session.kill(_CLOSE_NORMAL, "left")
@@ -147,6 +164,7 @@ class MatchHost:
             self.observers.append(session)
             self.views.attach(session, OBSERVER)
             session.post(frame(messages.welcome_observer(self.match_no, self.match, self.idle_ms)))
+            session.post(frame(self._rules_text()))
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:
             seat = self._seat_for(intent.token)
@@ -163,6 +181,7 @@ class MatchHost:
             if intent.name:
                 seat.name = intent.name
             session.post(frame(self._welcome(seat, True)))
+            session.post(frame(self._rules_text()))
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
             seat = None
@@ -174,8 +193,12 @@ class MatchHost:
                 self._refuse_full(session)
                 return
             seat.take(intent.name)
+            if not self.chooser:
+                self.chooser = seat.number
+                self._send(_TO_ALL, self._rules_text())
             self._bind(session, seat)
             session.post(frame(self._welcome(seat, False)))
+            session.post(frame(self._rules_text()))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self._room()
         self._maybe_start()
@@ -184,6 +207,61 @@ class MatchHost:
         return messages.welcome_player(
             seat, resumed, self.match_no, self.match, self.idle_ms, self.grace_ms
         )
+
+    # ---- the ruleset ------------------------------------------------------------------------
+
+    def _rules_text(self):
+        entry = self.ruleset
+        fix = self._fix
+        maze = rules.preset(fix[0]) or rules.preset(entry[3])
+        return messages.rules_line(
+            entry,
+            (
+                maze[1],
+                maze[2],
+                entry[4] if fix[1] is None else fix[1],
+                entry[5] if fix[2] is None else fix[2],
+                entry[12] if fix[3] is None else fix[3],
+                self.fixed,
+                0 if self.fixed else self.chooser,
+            ),
+        )
+
+    def _choose(self, session, role, intent):
+        """The lobby's choice of ruleset: by the first seated player, before the match (or
+        the next series) starts. Refusals: NOT_PLAYER (an observer), RULES_FIXED, NOT_CHOOSER,
+        PHASE, UNKNOWN_RULESET; none changes anything."""
+        c = intent.c
+        if role == OBSERVER:
+            code = rules.CODE_NAMES[rules.NOT_PLAYER]
+        elif self.fixed:
+            code = "RULES_FIXED"
+        elif role != self.chooser:
+            code = "NOT_CHOOSER"
+        elif not (
+            self.match.phase == _WAITING or (self.match.phase == _FINISHED and self.series_over())
+        ):
+            # a match or a series runs: the choice is for before the next one
+            code = rules.CODE_NAMES[rules.PHASE]
+        else:
+            entry, code = rulesets.find(intent.name)
+        if code is not None:
+            self._err(session, c, code)
+            return
+        session.post(frame(messages.ack(c)))
+        if entry is self.ruleset:
+            return
+        self.ruleset = entry
+        # both confirm again: what they said ready to was another game
+        self.seats[1].want = False
+        self.seats[2].want = False
+        if self.match.phase == _WAITING:
+            self.match = self.views.match = self._new_match()
+            gc.collect()
+            self.views.changed()
+        self.log("game: ruleset %s chosen" % entry[0])
+        self._send(_TO_ALL, self._rules_text())
+        self._room()
 
     def _refuse_full(self, session):
         self._err(session, -1, intents.ROOM_FULL)
@@ -297,6 +375,10 @@ class MatchHost:
                 return  # already out of the maze: the finish window decides; free it later
             self.log("game: seat %d forfeits" % seat.number)
         seat.free()
+        if self.chooser == seat.number:
+            other = self.seats[3 - seat.number]
+            self.chooser = other.number if other.token is not None else 0
+            self._send(_TO_ALL, self._rules_text())
         self.log("game: seat %d free" % seat.number)
         self._room()
 
@@ -307,7 +389,12 @@ class MatchHost:
             return
         m = self.match
         if m.phase == _FINISHED:
-            m.reset(self._seed())
+            if self.series_over():
+                self.score[1] = self.score[2] = 0  # a new series
+            if self._built is not self.ruleset:
+                m = self.match = self.views.match = self._new_match()
+            else:
+                m.reset(self._seed())
             self.match_no += 1
             gc.collect()  # the maze generation's temporaries
         if m.phase != _WAITING:
@@ -316,6 +403,7 @@ class MatchHost:
         s2.want = False
         s1.accepted = 0
         s2.accepted = 0
+        self.score[0] = 0
         self._ms = 0
         self._ticks = self.ticks_ms()
         before = m.state_seq
@@ -332,7 +420,11 @@ class MatchHost:
             self._route_events()
         if changed or self.match.state_seq != before:
             self.views.changed()
-            if self.match.phase == _FINISHED:
+            if self.match.phase == _FINISHED and not self.score[0]:
+                self.score[0] = 1
+                if self.match.winner:
+                    self.score[self.match.winner] += 1
+                self._room()
                 # the heap between matches: what stays, and how fragmented it is
                 heap_report("match %d finished" % self.match_no, self.log)
 
@@ -379,7 +471,13 @@ class MatchHost:
     def _room(self):
         """The public lobby line (names, presence, ready flags) to everyone joined."""
         text = messages.room(
-            self.match_no, self.match.phase, self.seats, len(self.observers), self.max_observers
+            self.match_no,
+            self.match.phase,
+            self.seats,
+            len(self.observers),
+            self.max_observers,
+            self.ruleset[0],
+            self.score,
         )
         self._send(_TO_ALL, text)
 
@@ -387,7 +485,8 @@ class MatchHost:
 
     def match_summary(self):
         m = self.match
-        return "%dx%d maze, cooldown %d ms, countdown %d ms, %d observers max" % (
+        return "%s: %dx%d maze, cooldown %d ms, countdown %d ms, %d observers max" % (
+            self.ruleset[0],
             m.width,
             m.height,
             m.cooldown_ms,
@@ -407,9 +506,11 @@ class MatchHost:
             if self.seats[number].token is not None:
                 held += 1
         return (
-            '"phase":"%s","match":%d,"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
+            '"phase":"%s","ruleset":"%s","match":%d,"players":%d,"seats":%d,"max_observers":%d,'
+            '"observers":%d'
             % (
                 rules.PHASE_NAMES[self.match.phase],
+                self.ruleset[0],
                 self.match_no,
                 present,
                 held,

@@ -5,6 +5,7 @@
 import json
 
 from game import rules
+from game.rulesets import RULESETS
 
 
 def _bool(value):
@@ -68,9 +69,45 @@ def welcome_player(seat, resumed, match_no, match, idle_ms, grace_ms):
     )
 
 
-def room(match_no, phase, seats, observers, max_observers):
+def rules_line(entry, nums):
+    """The ruleset the next match plays and its client-safe summary (no seed, nothing hidden):
+    entry (game.rulesets), and nums: the numbers a board's settings may fix for every ruleset
+    (width, height, cooldown, countdown, grace), whether settings fix the ruleset, and who may
+    choose another (a seat, 0 nobody); the choices are every ruleset, none when fixed."""
+    fixed = nums[5]
+    return (
+        '{"t":"rules","fixed":%s,"by":%d,"rs":{"id":"%s","label":"%s","desc":"%s","w":%d,'
+        '"h":%d,"cool":%d,"cd":%d,"rad":%d,"vrad":%d,"vm":%d,"art":%d,"cp":%d,"fw":%d,'
+        '"grace":%d,"bo":%d,"vis":"%s"},"ids":[%s],"labels":[%s]}'
+        % (
+            _bool(fixed),
+            nums[6],
+            entry[0],
+            entry[1],
+            entry[2],
+            nums[0],
+            nums[1],
+            nums[2],
+            nums[3],
+            entry[6],
+            entry[7],
+            entry[8],
+            entry[9],
+            entry[10],
+            entry[11],
+            nums[4],
+            entry[13],
+            "sight" if entry[14] else "square",
+            "" if fixed else ",".join('"%s"' % e[0] for e in RULESETS),
+            "" if fixed else ",".join('"%s"' % e[1] for e in RULESETS),
+        )
+    )
+
+
+def room(match_no, phase, seats, observers, max_observers, ruleset="classic", score=(0, 0, 0)):
     """The public lobby line: names, presence and ready flags of both seats (seats[1] and
-    seats[2], net.seats.Seat), the phase and the number of observers."""
+    seats[2], net.seats.Seat), the phase, the number of observers, the ruleset's id and the
+    series score (score[1], score[2])."""
     parts = []
     for number in (1, 2):
         seat = seats[number]
@@ -81,13 +118,19 @@ def room(match_no, phase, seats, observers, max_observers):
                 '{"seat":%d,"name":%s,"on":%s,"ready":%s}'
                 % (number, json.dumps(seat.name), _bool(seat.session), _bool(seat.want))
             )
-    return '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d}' % (
-        match_no,
-        rules.PHASE_NAMES[phase],
-        parts[0],
-        parts[1],
-        observers,
-        max_observers,
+    return (
+        '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d,"rs":"%s","sc":[%d,%d]}'
+        % (
+            match_no,
+            rules.PHASE_NAMES[phase],
+            parts[0],
+            parts[1],
+            observers,
+            max_observers,
+            ruleset,
+            score[1],
+            score[2],
+        )
     )
 
 

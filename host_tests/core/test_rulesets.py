@@ -1,7 +1,7 @@
 # Rulesets as data (game/rulesets.py, docs/rules.md "Rulesets") and line of sight
 # (game/projector.py sight(), docs/rules.md "Line of sight"), on both interpreters.
-from game import rules, rulesets
-from game.engine import COMPASS_SLOT, Match
+from game import rules, ruleset_check, rulesets
+from game.engine import CLASSIC, COMPASS_SLOT, Match
 from game.projector import OBSERVER, Projector, opponent_visible, sight, visible
 from harness import heap_locked
 from projector_model import check_view, records
@@ -15,16 +15,16 @@ def test_classic_is_the_default_and_plays_seed_000_exactly():
         a = rulesets.new_match(seed, classic)
         b = Match(seed)  # the engine's defaults are seed 000's numbers
         assert a.digest() == b.digest()
-        for name in ("cooldown_ms", "countdown_ms", "rad_normal", "rad_vision", "vision_moves"):
+        for name in ("cooldown_ms", "countdown_ms", "rules"):
             assert getattr(a, name) == getattr(b, name), name
-        assert (a.finish_ms, a.compass_on, a.sight) == (200, 1, 0)
-    assert classic[13] == 1 and rulesets.wins_needed(classic) == 1
+        assert b.rules == CLASSIC == (3, 6, 10, 200, 1, 0)
+    assert classic[13] == 1  # one match
 
 
 def test_at_least_three_rulesets_ship_and_each_is_valid_as_it_is():
-    assert rulesets.ids()[:3] == ("classic", "quick", "sight")
+    assert ruleset_check.ids()[:3] == ("classic", "quick", "sight")
     for entry in rulesets.RULESETS:
-        assert rulesets.check(entry) == (entry, ()), entry[0]
+        assert ruleset_check.check(entry) == (entry, ()), entry[0]
         assert len(entry[2]) <= 80 and entry[3] in ("small", "classic", "large", "huge")
     assert rulesets.find("sight")[0][14] == 1  # line of sight
     assert rulesets.find("quick")[0][3] == "small"
@@ -43,24 +43,24 @@ def test_check_clamps_numbers_out_of_bounds_and_refuses_wrong_types():
     base[6] = 12  # radius above 9
     base[13] = 4  # best of an even number
     base[8] = "ten"  # not a number
-    entry, problems = rulesets.check(tuple(base))
+    entry, problems = ruleset_check.check(tuple(base))
     assert entry[4] == 100 and entry[6] == 9 and entry[13] == 5 and entry[8] == 10
     assert problems == (
-        ("cool", rulesets.CLAMPED),
-        ("rad", rulesets.CLAMPED),
-        ("vrad", rulesets.CLAMPED),  # at least the (clamped) radius
-        ("vm", rulesets.BAD),
-        ("bo", rulesets.CLAMPED),
+        ("cool", ruleset_check.CLAMPED),
+        ("rad", ruleset_check.CLAMPED),
+        ("vrad", ruleset_check.CLAMPED),  # at least the (clamped) radius
+        ("vm", ruleset_check.BAD),
+        ("bo", ruleset_check.CLAMPED),
     )
     # the vision radius is at least the radius
     base = list(rulesets.find("quick")[0])
     base[6], base[7] = 4, 2
-    assert rulesets.check(tuple(base))[0][7] == 4
+    assert ruleset_check.check(tuple(base))[0][7] == 4
     base[3] = "giant"  # no such maze
-    assert rulesets.check(tuple(base))[1][0] == ("preset", rulesets.BAD)
+    assert ruleset_check.check(tuple(base))[1][0] == ("preset", ruleset_check.BAD)
     # not a ruleset at all: classic, refused whole
     for wrong in (None, (), ("x",), list(rulesets.RULESETS[1]), (3,) + rulesets.RULESETS[1][1:]):
-        assert rulesets.check(wrong) == (rulesets.RULESETS[0], (("id", rulesets.BAD),))
+        assert ruleset_check.check(wrong) == (rulesets.RULESETS[0], (("id", ruleset_check.BAD),))
 
 
 def test_each_ruleset_reaches_the_match():
@@ -68,26 +68,34 @@ def test_each_ruleset_reaches_the_match():
         m = rulesets.new_match(5, entry)
         _, w, h, _, _, _, _ = rules.preset(entry[3])
         assert (m.width, m.height, m.cooldown_ms, m.countdown_ms) == (w, h, entry[4], entry[5])
-        assert (m.rad_normal, m.rad_vision, m.vision_moves) == entry[6:9]
-        assert m.artifact_pairs == entry[9] and m.compass_on == entry[10]
-        assert m.finish_ms == entry[11] and m.sight == entry[14]
+        assert m.rules[:3] == entry[6:9] and m.artifact_pairs == entry[9]
+        assert m.rules[3:] == (entry[11], entry[10], entry[14])
     # a board's settings may fix the maze, cooldown and countdown
     m = rulesets.new_match(5, rulesets.RULESETS[2], "small", 120, 0)
-    assert (m.width, m.cooldown_ms, m.countdown_ms, m.sight) == (9, 120, 0, 1)
+    assert (m.width, m.cooldown_ms, m.countdown_ms, m.rules[5]) == (9, 120, 0, 1)
 
 
 def test_the_engine_refuses_rule_numbers_out_of_bounds():
-    for kwargs in ({"radius": 0}, {"radius": 10}, {"vision_radius": 2}, {"sight": 2}):
+    for wrong in (
+        (0, 6, 10, 200, 1, 0),
+        (10, 10, 10, 200, 1, 0),
+        (3, 2, 10, 200, 1, 0),
+        (3, 6, 10, 200, 1, 2),
+        (3, 6, 100, 200, 1, 0),
+        (3, 6, 10, 200, 1),
+        [3, 6, 10, 200, 1, 0],
+        (3, 6, 10, True, 1, 0),
+    ):
         try:
-            Match(1, **kwargs)
+            Match(1, rules=wrong)
         except ValueError:
             continue
-        raise AssertionError(kwargs)
+        raise AssertionError(wrong)
 
 
 def test_vision_moves_and_radii_come_from_the_match():
     m = arena()
-    m.rad_normal, m.rad_vision, m.vision_moves = 2, 4, 3
+    m.rules = (2, 4, 3, 200, 1, 0)
     m.obj_cell[6] = at(m, 2, 1)
     m.obj_present[6] = 1
     assert m.radius(1) == 2
@@ -101,7 +109,7 @@ def test_the_finish_window_comes_from_the_match():
         (500, 1300, rules.RESULT_DRAW),
     ):
         m = arena()
-        m.finish_ms = window
+        m.rules = (3, 6, 10, window, 1, 0)
         for seat in (1, 2):
             m.pos[seat] = m.exit_cell(seat)
             m.exit_open[seat] = 1
@@ -119,7 +127,7 @@ def test_without_compasses_none_is_on_the_ground_and_none_gives_a_bearing():
     for owner in (1, 2):
         assert not m.obj_present[COMPASS_SLOT[owner]]
     m = arena()
-    m.compass_on = 0
+    m.rules = (3, 6, 10, 200, 0, 0)
     m.obj_cell[COMPASS_SLOT[1]] = m.pos[1] + 1
     assert move(m, 1, rules.E, 100) == rules.OK
     assert m.compass[1] == rules.NO_BEARING and not m.ev_count > 1
@@ -130,7 +138,7 @@ def test_without_compasses_none_is_on_the_ground_and_none_gives_a_bearing():
 
 def _sighted(side=11):
     """An open side x side map under line of sight, radius 5, seat 1 in the middle."""
-    m = Match(3, side, side, 100, 0, 0, 40, 5, 5, 10, 200, 1, 1)
+    m = Match(3, side, side, 100, 0, 0, 40, (5, 5, 10, 200, 1, 1))
     open_all(m)
     m.pos[1] = at(m, side // 2, side // 2)
     m.pos[2] = at(m, 0, 0)
@@ -214,7 +222,7 @@ def test_visible_and_the_projector_follow_line_of_sight():
     assert view["st"]["opponent"]["p"] == here + 4
     # out of sight: sent as 0, never as the cell's flags
     assert view["cells"][here - m.width] == 0 and m.cells[here - m.width] != 0
-    m.sight = 0
+    m.rules = (5, 5, 10, 200, 1, 0)
     assert check_view(Projector(), m, 1)["cells"][here - m.width] == m.cells[here - m.width]
 
 
@@ -225,7 +233,7 @@ def test_line_of_sight_views_of_driven_matches_equal_the_reference_model():
     for seed in range(3):
         for ruleset in ("sight", "quick"):
             m = rulesets.new_match(seed, rulesets.find(ruleset)[0], None, None, 0)
-            m.sight = 1
+            m.rules = m.rules[:5] + (1,)
             play(m, seed, 150, every(10, lambda m: [check_view(proj, m, r) for r in (1, 2, 0)]))
 
 
