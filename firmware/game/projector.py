@@ -252,7 +252,35 @@ class Projector:
     # ---- the gateway's API ----------------------------------------------------------------
 
     def visible(self, match, seat, cell):
-        return visible(match, seat, cell)
+        """visible(), with the seat's mask of this projector under line of sight (made or
+        brought up to date here: allocation-free once made)."""
+        if not match.rules[5] or match.vision[seat]:
+            return visible(match, seat, cell)
+        w = match.width
+        here = match.pos[seat]
+        r = match.radius(seat)
+        dx = cell % w - here % w
+        dy = cell // w - here // w
+        if cell < 0 or cell >= w * match.height or not (-r <= dx <= r and -r <= dy <= r):
+            return False
+        self._cells = match.cells
+        if self._cut != self._cells:
+            self._load_maze(self._cells)
+        return (
+            self._sight(match, seat, here, r)[(dy + _SIGHT_R) * _SIGHT_SIDE + dx + _SIGHT_R] == 1
+        )
+
+    def _sight(self, match, seat, here, r):
+        # seat's mask of its square at here and radius r, made again only when they changed
+        mask = self._sights[seat]
+        if mask is None:
+            mask = self._sights[seat] = bytearray(_SIGHT_CELLS + 2)
+        made = here * 16 + r + 1
+        if mask[_SIGHT_CELLS] != made & 255 or mask[_SIGHT_CELLS + 1] != made >> 8:
+            sight(match.cells, match.width, here, r, mask)
+            mask[_SIGHT_CELLS] = made & 255
+            mask[_SIGHT_CELLS + 1] = made >> 8
+        return mask
 
     def opponent_visible(self, match, seat):
         return opponent_visible(match, seat)
@@ -284,15 +312,7 @@ class Projector:
             here = sq[4] = match.pos[role]
             r = match.radius(role)
             if match.rules[5] and not match.vision[role]:
-                mask = self._sights[role]
-                if mask is None:
-                    mask = self._sights[role] = bytearray(_SIGHT_CELLS + 2)
-                made = here * 16 + r + 1
-                if mask[_SIGHT_CELLS] != made & 255 or mask[_SIGHT_CELLS + 1] != made >> 8:
-                    sight(self._cells, w, here, r, mask)
-                    mask[_SIGHT_CELLS] = made & 255
-                    mask[_SIGHT_CELLS + 1] = made >> 8
-                self._mask = mask
+                self._mask = self._sight(match, role, here, r)
             hx = here % w
             hy = here // w
             x0 = hx - r if hx > r else 0

@@ -19,7 +19,7 @@ import os
 
 from game import rules, rulesets
 from game.compat import const
-from game.projector import OBSERVER, visible
+from game.projector import OBSERVER
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import frame
@@ -464,7 +464,7 @@ class MatchHost:
         """The seat itself, the observers, and the other seat if cell lies in its square."""
         other = 3 - seat
         mask = _TO_OBS | seat
-        if not self.match.exited[other] and visible(self.match, other, cell):
+        if not self.match.exited[other] and self.views.proj.visible(self.match, other, cell):
             mask |= other
         return mask
 

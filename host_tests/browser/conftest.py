@@ -76,6 +76,8 @@ def board(upy_binary, tmp_path):
     def start(**overrides):
         settings = dict(BROWSER_SETTINGS)
         settings.update(overrides)
+        # None: leave the field out (the ruleset's own value)
+        settings = {k: v for k, v in settings.items() if v is not None}
         workdir = tmp_path / ("board%d" % len(started))
         workdir.mkdir()
         host = start_host_board(upy_binary, workdir, json.dumps(settings))

@@ -257,3 +257,24 @@ def test_a_line_of_sight_view_allocates_nothing():
 
             assert heap_locked(again) == sum(len(r) for r in first)
     assert proj.begin(m, OBSERVER) >= 1
+
+
+def test_the_projectors_visible_agrees_with_visible_and_allocates_nothing_once_made():
+    from driver import play
+
+    proj = Projector()
+    m = rulesets.new_match(6, rulesets.find("sight")[0], None, None, 0)
+    play(m, 6, 60)
+    n = m.width * m.height
+    for seat in (1, 2):
+        for cell in range(0, n, 7):
+            assert proj.visible(m, seat, cell) == visible(m, seat, cell), (seat, cell)
+
+    def all_cells():
+        k = 0
+        for cell in range(n):
+            if proj.visible(m, 1, cell):
+                k += 1
+        return k
+
+    assert heap_locked(all_cells) == sum(1 for c in range(n) if visible(m, 1, c))

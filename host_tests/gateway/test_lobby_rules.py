@@ -160,3 +160,26 @@ def test_every_rules_line_fits_a_message():
         text = messages.rules_line(entry, (32, 32, 2000, 10000, 300000, False, 2))
         assert len(text.encode()) <= 512
         json.loads(text)
+
+
+def test_under_line_of_sight_an_event_reaches_the_opponent_only_in_sight():
+    from test_match_host import route_one_event
+
+    from game import rules
+    from projector_model import sees
+
+    host, _ = host_with(ruleset="sight")
+    p1 = join(host, "ann")
+    p2 = join(host, "bob")
+    m = host.match
+    w = m.width
+    heard = {True: 0, False: 0}
+    for there in range(w * m.height):
+        if max(abs(there % w - m.pos[1] % w), abs(there // w - m.pos[1] // w)) > 4:
+            continue  # outside the square: the square's test decides, as in classic
+        m.pos[2] = there
+        route_one_event(host, (p1, p2), rules.EV_KEY_PICKED, 1, 1)
+        seen = sees(m, 2, m.pos[1])
+        assert bool(p2.events()) == seen, there
+        heard[seen] += 1
+    assert heard[True] and heard[False]  # both cases happened
