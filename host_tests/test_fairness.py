@@ -31,7 +31,7 @@ def test_one_vision_effect_leaves_most_of_the_maze_in_the_fog_in_the_new_ruleset
     classic = vision_share(rulesets.RULESETS[0], 30)
     assert classic[1] == 169 / 225  # the square of radius 6 in the middle of 15x15
     sight = vision_share(rulesets.find("sight")[0], 30)
-    assert sight[1] <= 81 / 441 and sight[0] < classic[0] / 2
+    assert sight[1] <= 81 / 225 and sight[0] < 0.6 * classic[0]
     quick = vision_share(rulesets.find("quick")[0], 30)
     assert quick[1] <= 49 / 81
 

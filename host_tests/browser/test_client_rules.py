@@ -43,8 +43,7 @@ def test_the_first_player_chooses_the_ruleset_and_everyone_sees_it_live(browser,
             screen.wait_attr("rules", "sight")
             screen.wait_attr("model", "sight")
             _ov_has(screen, "Line of sight")
-            _ov_has(screen, "walls block your view")
-            screen.wait_attr("w", "21")  # the waiting view shows the new maze at once
+            _ov_has(screen, "Walls block the view")
         # a choice asks both to confirm again
         assert "\u2713 ready" not in ann.text("#ov")
         tv.shot("lobby-chosen-spectator")
@@ -63,12 +62,13 @@ def test_the_first_player_chooses_the_ruleset_and_everyone_sees_it_live(browser,
             screen.wait_attr("phase", "active", timeout=20_000)
         # Line of sight: the phone draws as in view exactly the cells in sight
         maze = observe(host.ws_url, lambda v: v["ph"] == "active")
-        m = Match(1, 21, 21, 250, 0, 0, 40, (4, 4, 10, 200, 1, 1))
+        w, h = maze["w"], maze["h"]
+        m = Match(1, w, h, 250, 0, 0, 40, (4, 4, 10, 200, 1, 1))
         for c, f in maze["cells"].items():
             m.cells[c] = f
         for phone, seat in ((ann, 1), (bob, 2)):
             m.pos[seat] = int(phone.attr("pos"))
-            expected = sum(1 for c in range(21 * 21) if sees(m, seat, c))
+            expected = sum(1 for c in range(w * h) if sees(m, seat, c))
             phone.wait_attr("vis", str(expected))
             assert expected < 81  # the square of radius 4 would show more
         ann.shot("line-of-sight")

@@ -44,16 +44,20 @@ def test_the_first_seated_player_chooses_and_everyone_sees_the_summary_live():
     bob = join(host, "bob")
     tv = join(host, None, "watch")
     assert tv.last("rules")["rs"]["id"] == "classic"
+    before = host.match
     assert choose(host, ann, "sight") == {"t": "ack", "c": 1}
     for s in (ann, bob, tv):
         summary = s.last("rules")["rs"]
-        assert summary["id"] == "sight" and summary["vis"] == "sight" and summary["w"] == 21
+        assert summary["id"] == "sight" and summary["vis"] == "sight" and summary["w"] == 15
         assert summary["bo"] == 3 and summary["rad"] == 4
         assert s.last("room")["rs"] == "sight" and s.last("room")["sc"] == [0, 0]
         text = json.dumps(s.last("rules"))
         assert not any(word in text for word in SECRET)
     # the match is rebuilt at once: the waiting view shows the new maze
-    assert host.match.width == 21 and host.match.rules[5] == 1 and host.views.match is host.match
+    assert host.match is not before and host.views.match is host.match
+    assert host.match.rules == (4, 4, 10, 200, 1, 1)
+    assert choose(host, ann, "quick", 2)["t"] == "ack"
+    assert host.match.width == 9 and host.views.match is host.match
 
 
 def test_refusals_are_coded_and_change_nothing():
@@ -148,11 +152,11 @@ def test_after_a_series_the_chooser_may_choose_again_for_the_next():
     send(host, ann, '{"t":"ready","c":1}')
     send(host, bob, '{"t":"ready","c":1}')
     _finish(host, 2)  # classic: best of 1, over
-    assert choose(host, ann, "sight", 2)["t"] == "ack"
-    assert host.match.width == 15  # the finished match stays on screen
+    assert choose(host, ann, "quick", 2)["t"] == "ack"
+    assert host.match.width == 15 and host.match.phase == 3  # the result stays on screen
     send(host, ann, '{"t":"rematch","c":3}')
     send(host, bob, '{"t":"rematch","c":2}')
-    assert host.match.width == 21 and host.match.rules[5] == 1 and host.views.match is host.match
+    assert host.match.width == 9 and host.views.match is host.match
 
 
 def test_every_rules_line_fits_a_message():
