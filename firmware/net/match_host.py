@@ -193,6 +193,7 @@ class MatchHost:
                 self._refuse_full(session)
                 return
             seat.take(intent.name)
+            self.score[1] = self.score[2] = 0  # a new player: a new series
             if not self.chooser:
                 self.chooser = seat.number
                 self._send(_TO_ALL, self._rules_text())

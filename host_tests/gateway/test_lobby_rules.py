@@ -145,6 +145,22 @@ def test_a_series_carries_its_score_across_rematches_until_it_is_won():
     assert host.score == [0, 0, 0] and host.match_no == 4
 
 
+def test_a_new_player_in_a_seat_starts_a_new_series():
+    host, _ = host_with(ruleset="quick")
+    ann = join(host, "ann")
+    bob = join(host, "bob")
+    send(host, ann, '{"t":"ready","c":1}')
+    send(host, bob, '{"t":"ready","c":1}')
+    _finish(host, 1)
+    assert host.score[1:] == [1, 0]
+    send(host, bob, '{"t":"leave","c":2}')
+    host.detach(bob)
+    host.tick()
+    assert host.score[1:] == [1, 0]  # the result of the series so far stays on screen
+    cy = join(host, "cy")
+    assert host.score[1:] == [0, 0] and cy.last("room")["sc"] == [0, 0]
+
+
 def test_after_a_series_the_chooser_may_choose_again_for_the_next():
     host, _ = host_with()
     ann = join(host, "ann")
