@@ -1,6 +1,7 @@
 # The view projector: the only way game state leaves the board, so the place where hidden
 # information stays hidden. A view is one role's projection of a Match (a player's square of
-# radius 3, or 6 under the vision effect, or everything for an observer), streamed as a
+# radius 3, or 6 under the vision effect, in classic; under line of sight only the cells of the
+# square in sight, the others sent as 0; or everything for an observer), streamed as a
 # sequence of JSON records of at most 512 bytes (docs/protocol.md).
 #
 #   proj = Projector()                   # Projector(headroom, gap): room for frame headers
