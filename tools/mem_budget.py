@@ -596,7 +596,12 @@ def bisect(image, moves, say, binary, romfs=None, hint=None, settings=None):
         spec, size = _heap_of_steps(n, bits)
         if spec not in results:
             say("heap %s ..." % heap_label(spec, size))
-            res = run_once(image, spec, moves, say, settings=settings, romfs=romfs, binary=binary)
+            if settings:
+                res = run_once(
+                    image, spec, moves, say, settings=settings, romfs=romfs, binary=binary
+                )
+            else:
+                res = run_once(image, spec, moves, say, romfs=romfs, binary=binary)
             say("heap %s: %s" % (heap_label(spec, size), describe(res)))
             if not res["ok"]:
                 for line in res["log_tail"][-6:]:
