@@ -22,7 +22,7 @@ CORE_HEAP ?= $(shell python3 tools/hostenv.py core-heap)
 # Without one, test-upy and mem run the 64-bit port only, and say so.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
@@ -83,6 +83,10 @@ mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mp
 	$(PY) tools/mem_budget.py --bisect --romfs --json build/mem-romfs.json
 	$(PY) tools/mem_budget.py --budget --binary $(UPY) --json build/mem-64.json
 	$(PY) tools/mem_budget.py --budget --romfs --binary $(UPY) --json build/mem-64-romfs.json
+
+replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.mdl [JSON=1]
+	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/N.mdl" >&2; exit 2; }
+	$(PY) tools/replay.py $(LOG) $(if $(JSON),--json)
 
 # The long soak (tools/soak.py, docs/performance.md "Soak"): SOAK_MINUTES of matches back to
 # back with chaos on the board image at its layout's heap; with MICROPY32 set, on the 32-bit port.

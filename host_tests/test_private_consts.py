@@ -28,8 +28,11 @@ def _consts(path):
 COPIES = {
     "game.engine": ("game.rules",),
     "game.placement": ("game.rules",),
+    "game.replay": ("game.matchlog",),
     "net.gateway": ("net.frames", "net.match_host"),
+    "net.journal": ("game.matchlog", "net.match_host"),
     "net.match_host": ("net.frames", "game.projector"),
+    "net.resume": ("game.matchlog", "net.journal"),
     "net.views": ("net.frames", "game.projector"),
 }
 

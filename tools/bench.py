@@ -193,6 +193,10 @@ def latency_section(quick):
     return run_json(cmd, timeout=1200)
 
 
+def log_section():
+    return run_json([sys.executable, str(TOOLS / "log_bench.py"), "--json"], timeout=900)
+
+
 def memory_section():
     path = BUILD / "mem.json"
     if not os.path.exists(path):
@@ -285,6 +289,32 @@ def print_table(report):
                 lat["heap_per_client"],
             )
         )
+    print("\n== match log (tools/log_bench.py) ==")
+    log = report["log"]
+    if "skipped" in log:
+        print("  skipped:", log["skipped"])
+    else:
+        flash, resume = log["flash"], log["resume"]
+        print(
+            "  %d bytes a command (+%d-byte header); per move %.2f writes, %.2f flushes;"
+            " +%.1f us a move on the unix port (encoding %.1f us)"
+            % (
+                flash["bytes_per_entry"],
+                flash["header_bytes"],
+                flash["writes_per_move"],
+                flash["flushes_per_move"],
+                flash["us_per_move_added_unix"],
+                flash["us_per_move_encoding_only_unix"],
+            )
+        )
+        print(
+            "  resume of %d commands: first view %.2f s after the process started (rebuild %d ms)"
+            % (
+                resume["commands_in_log"],
+                resume["process_start_to_first_view_s"],
+                flash["rebuild_2000_commands_ms_unix"],
+            )
+        )
     print("\n== memory ==")
     print(json.dumps(report["memory"], indent=2))
 
@@ -318,6 +348,7 @@ def main(argv):
     report["latency"] = (
         {"skipped": "--skip latency"} if "latency" in skip else latency_section(quick)
     )
+    report["log"] = {"skipped": "--skip log"} if "log" in skip else log_section()
     report["memory"] = memory_section()
     report["seconds"] = round(time.time() - started, 1)
     with open(BUILD / "bench.json", "w") as f:

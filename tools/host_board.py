@@ -75,15 +75,16 @@ class HostBoard:
         return self.process.poll() is None
 
 
-def start_host_board(micropython, workdir, settings_json=None, heap=BOARD_HEAP):
+def start_host_board(micropython, workdir, settings_json=None, heap=BOARD_HEAP, http_port=None):
     """Start tools/run_host.sh with `workdir`/flash as the flash root (and `settings_json` as
-    its settings.json); returns once it answers HTTP and DNS. Raises HostBoardError."""
+    its settings.json); returns once it answers HTTP and DNS. Raises HostBoardError.
+    http_port: a given port (a board restarted where the pages expect it), else a free one."""
     flash = Path(workdir) / "flash"
     flash.mkdir(parents=True, exist_ok=True)
     if settings_json is not None:
         (flash / "settings.json").write_text(settings_json)
     log_path = Path(workdir) / "board.log"
-    http_port = free_port(socket.SOCK_STREAM)
+    http_port = http_port or free_port(socket.SOCK_STREAM)
     dns_port = free_port(socket.SOCK_DGRAM)
     env = dict(
         os.environ,

@@ -15,6 +15,8 @@
 #   MPY_CROSS                      mpy-cross (default: beside micropython, then PATH); without
 #                                  it microdot runs from .py (its compile alone peaks near 80 KB)
 #   MICRODOT_DIR                   the microdot package directory (default: found by python)
+#   MAZE_PRELUDE                   tests only: a .py file imported after boot.py (e.g.
+#                                  host_tests/gateway/slow_ack.py, for test_chaos.py)
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,6 +82,11 @@ echo "host board: flash $FLASH, heap $MAZE_HEAP, http $MAZE_BIND:$MAZE_HTTP_PORT
 cd "$FLASH"
 # like the board's path ("", .frozen, /lib) with the code in firmware/ and the stand-ins first
 MICROPYPATH="$ROOT/tools/hostboard:$ROOT/firmware:.frozen:$FLASH/lib"
+PRELUDE=
+if [ -n "${MAZE_PRELUDE:-}" ]; then  # tests only: its folder first on the path, then import it
+    MICROPYPATH="$(dirname "$MAZE_PRELUDE"):$MICROPYPATH"
+    PRELUDE=", $(basename "$MAZE_PRELUDE" .py)"
+fi
 export MICROPYPATH
 # boot.py then main.py, as the board runs them; exec so a signal reaches micropython itself
-exec "$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot, main; main.run()"
+exec "$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot$PRELUDE, main; main.run()"

@@ -15,7 +15,6 @@
 # series: the score is carried across rematches until one seat has won N // 2 + 1; then the
 # next rematch starts a new series (with the ruleset chosen meanwhile, if any).
 import gc
-import os
 
 from game import rules, rulesets
 from game.compat import const
@@ -23,6 +22,7 @@ from game.projector import OBSERVER
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import frame
+from net.journal import Journal
 from net.seats import Seat
 from net.views import ViewPublisher
 
@@ -56,6 +56,10 @@ class MatchHost:
         self.log = log
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
+        # the match log and the seed commitment (net/journal.py); paused: a match resumed
+        # after a restart waits for both players, its clock stopped
+        self.journal = Journal(getattr(settings, "log_keep", 8), log)
+        self.paused = False
         # The ruleset (game.rulesets): the one settings.json names (fixed), or classic, which
         # the lobby may change; and what settings.json fixes for every ruleset (None: the
         # ruleset's own).
@@ -68,12 +72,12 @@ class MatchHost:
             getattr(settings, "countdown_ms", None),
             getattr(settings, "reconnect_grace_ms", None),
         )
+        # the series: matches won by seat 1 and 2 ([0]: 1 once this match's result is in)
+        self.score = [0, 0, 0]
         self.match = self._new_match()
         self.views = ViewPublisher(self.match)
         self.max_observers = settings.max_observers
         self.chooser = 0  # the first seated player (of those seated now), who may choose
-        # the series: matches won by seat 1 and 2 ([0]: 1 once this match's result is in)
-        self.score = [0, 0, 0]
         self.idle_ms = settings.idle_timeout_ms
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
@@ -87,14 +91,23 @@ class MatchHost:
         """Match time: ticks_ms differences summed (ticks_ms wraps on the board, the sum does
         not), clamped to the engine's limit (12 days into one match)."""
         t = self.ticks_ms()
-        self._ms += self.ticks_diff(t, self._ticks)
+        if not self.paused:
+            self._ms += self.ticks_diff(t, self._ticks)
         self._ticks = t
         if self._ms > _CLOCK_LIMIT:
             self._ms = _CLOCK_LIMIT
         return self._ms
 
     def _seed(self):
-        return int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
+        # the ruleset and the series score so far go in the match's log header, committed to
+        # with the seed (net/journal.py)
+        self.journal.series = (
+            rulesets.RULESETS.index(self.ruleset),
+            self.ruleset[13] // 2,
+            self.score[1],
+            self.score[2],
+        )
+        return self.journal.pick()  # 16 random bytes, committed to; 30 bits reach the engine
 
     def _new_match(self):
         """A match of the ruleset chosen (with what settings.json fixes); its grace too."""
@@ -180,7 +193,7 @@ class MatchHost:
             self._bind(session, seat)
             if intent.name:
                 seat.name = intent.name
-            session.post(frame(self._welcome(seat, True)))
+            session.post(frame(self.journal.welcome(seat, self._welcome(seat, True))))
             session.post(frame(self._rules_text()))
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
@@ -201,6 +214,7 @@ class MatchHost:
             session.post(frame(self._welcome(seat, False)))
             session.post(frame(self._rules_text()))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
+        self.journal.attach(self, session)
         self._room()
         self._maybe_start()
 
@@ -214,7 +228,7 @@ class MatchHost:
     def _rules_text(self):
         entry = self.ruleset
         fix = self._fix
-        maze = rules.preset(fix[0]) or rules.preset(entry[3])
+        maze = rulesets.preset(fix[0]) or rulesets.preset(entry[3])
         return messages.rules_line(
             entry,
             (
@@ -317,6 +331,9 @@ class MatchHost:
         if m.phase != _COUNTDOWN and m.phase != _ACTIVE:
             self._err(session, c, rules.CODE_NAMES[rules.PHASE])
             return
+        if self.paused:
+            self._err(session, c, "RESTART_PAUSE")  # until both players are back (docs/log.md)
+            return
         before = m.state_seq
         if kind == intents.MOVE:
             code = m.enqueue(seat.number, rules.CMD_MOVE, intent.direction, self.now_ms())
@@ -325,6 +342,7 @@ class MatchHost:
         if code == rules.OK:
             code = m.process()  # the FIFO never holds more than this one entry
         if code == rules.OK:
+            self.journal.push(m, seat, intent)  # on flash before the ack
             seat.last_c = c
             seat.accepted += 1
             # the seat's own count: the engine's command sequence would tell how many
@@ -368,9 +386,13 @@ class MatchHost:
 
     def _expire(self, seat):
         m = self.match
+        if self.paused and self.journal.abort(self):
+            return
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq
             code = m.forfeit(seat.number, self.now_ms())
+            if code == rules.OK:
+                self.journal.push(m, seat, None)  # the forfeit, on flash
             self._after(before)
             if code == rules.EXITED:
                 return  # already out of the maze: the finish window decides; free it later
@@ -409,14 +431,19 @@ class MatchHost:
         self._ticks = self.ticks_ms()
         before = m.state_seq
         m.start(0)
+        self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
         self._after(before, True)
+        # the commitment, after the countdown's event and views (which then go out together,
+        # as without a log) and long before a move can be accepted
+        self._send(_TO_ALL, self.journal.fair(self))
         self._room()
 
     # ---- outbound -----------------------------------------------------------------------------
 
     def _after(self, before, changed=False):
         """After an engine call: route its events, and publish views if state changed."""
+        self.journal.changed(self)  # what changed is on flash before anyone hears of it
         if self.match.ev_count:
             self._route_events()
         if changed or self.match.state_seq != before:

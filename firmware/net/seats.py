@@ -1,9 +1,12 @@
 # The two player places and their secret tokens. A seat is taken while it has a token; the
 # token is the player's only identity (no accounts): whoever presents it within the reconnect
 # grace period is that player. Tokens are compared in a time that does not depend on where
-# they differ.
+# they differ. After a board restart a seat is restored from the match log (net/journal.py),
+# which keeps a hash of the token, never the token: the first join that presents a token with
+# that hash gets the seat (and its token back).
 import os
 from binascii import hexlify
+from hashlib import sha256
 
 
 def new_token():
@@ -30,6 +33,9 @@ class Seat:
 
     def free(self):
         self.token = None  # secret; whoever presents it within the grace period is this seat
+        # after a restart: the token's hash (hex) until its player is back, then "" until
+        # that player is welcomed (net/journal.py); None otherwise
+        self.hashed = None
         self.session = None  # the bound session, None while the player is away
         self.name = ""
         self.want = False  # said ready (waiting) or asked for a rematch (finished)
@@ -43,5 +49,16 @@ class Seat:
         self.token = new_token()
         self.name = name or ("Player %d" % self.number)
 
+    @staticmethod
+    def token_hash(token):
+        """What the match log keeps of a token: the first 16 bytes of its sha256."""
+        return sha256(token.encode()).digest()[:16]
+
     def holds(self, token):
+        if self.hashed:
+            if not same_token(self.hashed, hexlify(Seat.token_hash(token)).decode()):
+                return False
+            self.token = token  # the player is back: the seat has its token again
+            self.hashed = ""
+            return True
         return self.token is not None and same_token(self.token, token)

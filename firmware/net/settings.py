@@ -48,6 +48,8 @@ FIELDS = (
     # 0: off. Otherwise a hardware watchdog resets the board when its game loop has not run
     # for this long (docs/hardware.md: with it on, stopping the program at the REPL resets too)
     ("watchdog_ms", 0, _INT, 0, 60000),
+    # match logs kept on flash (the oldest are deleted; docs/log.md)
+    ("log_keep", 8, _INT, 1, 100),
 )
 
 

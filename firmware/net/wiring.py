@@ -100,6 +100,28 @@ def heap_line(label):
     return "mem: %s: heap used %d, free %d" % (label, gc.mem_alloc(), gc.mem_free())
 
 
+def resume_match(host):
+    """The match log at boot: resume a match a power cut or a reset interrupted (net/resume.py),
+    then drop the code only this needs (the log's reader and the replay)."""
+    from net.resume import resume
+
+    resume(host)
+    forget(("net.resume", "game.replay"))
+
+
+def drop_boot_code():
+    """Delete the module-level functions of long-lived modules that only the wiring runs, so
+    their bytecode is collected (with the .mpy files on the filesystem it is in the heap). The
+    handlers they made live on. (Only module-level functions: a method deleted from its class
+    frees nothing, docs/memory.md.)"""
+    from game import rules
+    from net import captive_dns, journal, portal
+
+    del portal.board_url, portal.add_portal_routes, portal.add_status_route
+    del portal.add_client_routes, journal.add_log_route
+    del rules.preset, captive_dns.ipv4_bytes  # (game.rulesets keeps its own reference)
+
+
 def _collect(step):
     gc.collect()
 
@@ -109,10 +131,12 @@ _LONG_LIVED = (
     "microdot",
     "game.engine",
     "game.projector",
+    "game.matchlog",
     "net.intents",
     "net.messages",
     "net.frames",
     "net.views",
+    "net.journal",
     "net.match_host",
     "net.gateway",
     "net.limits",
@@ -141,6 +165,7 @@ def wire(step=_collect):
     from net import portal
     from net.captive_dns import CaptiveDns
     from net.gateway import Gateway
+    from net.journal import add_log_route
     from net.server import Server
 
     dns = CaptiveDns(address, config.dns_port, bind)
@@ -148,6 +173,7 @@ def wire(step=_collect):
     started = time.ticks_ms()
     app = Microdot()
     game = Gateway(config, print)
+    resume_match(game.host)
     game.watchdog = arm_watchdog(config.watchdog_ms)
     server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
     step("objects: Match, Projector, Gateway buffers, CaptiveDns")
@@ -165,5 +191,8 @@ def wire(step=_collect):
     portal.add_portal_routes(app, url)
     portal.add_status_route(app, board)
     portal.add_client_routes(app, WEB_DIR)
-    step("routes (4) and handlers")
+    add_log_route(app, game.host.journal)
+    step("routes (5) and handlers")
+    drop_boot_code()
+    step("boot-only functions of long-lived modules dropped")
     return board

@@ -37,6 +37,9 @@ class Phone:
         message = json.loads(data[head : head + n].decode())
         if "token" in message:
             message["token"] = "(random)"  # a fresh secret in every world
+        for key in ("commit", "pre"):  # the seed commitment: fresh random bytes in each world
+            if key in message:
+                message[key] = "(random)"
         self.got.append(message)
 
     def wake(self):

@@ -193,10 +193,12 @@ def test_parts_are_measured_through_main_wiring(image, romfs, bits, request):
     ]
     for rows in layouts:
         names = list(rows)
-        steps = ["asyncio", "microdot", "game.engine", "net.gateway", "routes (4) and handlers"]
+        dropped = "boot-only functions of long-lived modules dropped"
+        steps = ["asyncio", "microdot", "game.engine", "net.gateway", "routes (5) and handlers"]
         assert [name for name in names if name in steps] == steps, names
-        assert names[-2] == "routes (4) and handlers"
+        assert names[-3:-1] == ["routes (5) and handlers", dropped]
         assert names[-1].startswith("(qstr pool: ")
         assert rows["net.gateway"] > 0
+        assert rows[dropped] < 0  # the wiring's own functions, deleted after use: freed
     filesystem, rom = layouts
     assert rom["microdot"] < filesystem["microdot"]

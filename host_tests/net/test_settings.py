@@ -60,6 +60,7 @@ DEFAULTS = (
     ("reconnect_grace_ms", None),
     ("idle_timeout_ms", 20000),
     ("watchdog_ms", 0),  # off unless set (docs/hardware.md)
+    ("log_keep", 8),  # match logs kept on flash (docs/log.md)
 )
 
 

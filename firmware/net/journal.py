@@ -1,0 +1,272 @@
+# The match log on flash, the seed commitment, and the hooks a resumed match needs (docs/log.md).
+# MatchHost owns one Journal and calls its hooks; the encoding is game.matchlog's.
+#
+#   journal = Journal(keep, log)                # net.match_host (keep: logs kept on flash)
+#   seed = journal.pick(m)                      # every new match: 16 bytes of os.urandom
+#   net.resume.resume(host)                     # at boot (net/wiring.py): an interrupted match
+#   add_log_route(app, journal)                 # GET /log?n=N: a finished match's log
+#
+# Hooks (net/match_host.py): begin() when a match starts, push() for an accepted move or drop
+# BEFORE its ack is posted (and for a forfeit), changed() after every engine call, before
+# anyone hears of it (a clock advance that changed the state; the end), attach() and welcome()
+# when someone joins, abort() when a resumed match's players stay away.
+#
+# Files of match n in the log folder: match-n.log (header, then entries appended 14 at a time)
+# and, while the match runs, match-n.tail: the entries not yet in the log, rewritten whole
+# (120 bytes) for every entry. LittleFS copies a file's last block on every append after a
+# sync, but keeps a file of at most 128 bytes inline in its directory's metadata, where a
+# rewrite is one small commit (docs/platform.md): so an entry costs one small commit, and
+# every 14th entry one append to the log. The two overlap after a crash between the two
+# writes; entries carry their own number in their check, and the reader drops what the log
+# already has.
+#
+# Few new names (each is interned on the board for good: docs/performance.md, "Match log"):
+# methods are called by names the firmware already uses where one fits (push, attach, abort,
+# pick, head, flush, route), and short strings (interned too) are avoided.
+import os
+from binascii import hexlify
+from hashlib import sha256
+
+from game.compat import const
+from game.matchlog import Header
+from game.rules import CMD_MOVE, FINISHED, WAITING
+from net.frames import frame
+from net.seats import Seat
+
+_GROUP = const(14)  # entries the tail file holds: 8 + 14 * 8 = 120 bytes, inline on LittleFS
+_TO_ALL = const(7)  # net.match_host's audience mask: both seats and the observers
+_MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
+_DROP = const(2)
+_CLOCK = const(3)
+_FORFEIT = const(4)
+_CHECK = const(5)
+_END = const(6)
+
+
+class Journal:
+    def __init__(self, keep=8, log=print):
+        self.size = keep  # match logs kept on flash: older ones are deleted
+        self.log = log
+        self.seed = None  # the current match's seed (16 bytes) ...
+        self.series = (0, 0, 0, 0)  # its ruleset and series score (game.matchlog.Header)
+        self.digest = None  # ... and its commitment (sha256 of the header's first 32 bytes)
+        self.done = False  # the current match has ended: its seed may be shown
+        self.path = None  # the log folder; None: nothing on flash (host tests)
+        self.number = 0  # the newest log number on flash
+        self.opened = 0  # the log number of the match in progress: never served
+        self.used = 0  # the log number of the current match once complete, 0: none
+        self.main = None  # the open files while a match is logged: the log ...
+        self.stream = None  # ... and its tail
+        self.buf = bytearray(120)  # the tail's bytes: first, count, check, entries
+        self.body = memoryview(self.buf)[8:]
+        self.index = 0  # entries of the current match
+        self.pending = 0  # ... of them only in the tail so far
+        self.seq = 0  # the state sequence the log accounts for
+
+    @staticmethod
+    def remove(name):
+        try:
+            os.remove(name)
+        except OSError:
+            pass
+
+    # ---- the seed ---------------------------------------------------------------------------
+
+    def pick(self):
+        """A new match's seed: 16 bytes from os.urandom (committed to at head(): sha256 of
+        the header's first 32 bytes, versions, play parameters and seed). Returns the engine's
+        seed: 30 bits of it."""
+        s = self.seed = os.urandom(16)
+        self.digest = None
+        self.done = False
+        self.used = 0
+        return (s[0] & 0x3F) << 24 | s[1] << 16 | s[2] << 8 | s[3]
+
+    def head(self, host, seats=False):
+        """The current match's header (host's match), packed; its seats too if seats."""
+        m = host.match
+        params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
+        h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed)
+        h.series = self.series  # net.match_host sets it with the seed (committed to)
+        if self.digest is None:  # the commitment covers neither itself nor the seats
+            self.digest = sha256(h.write(bytearray(208))[:32]).digest()
+        h.digest = self.digest
+        if seats:
+            h.match_no = host.match_no
+            for s in (1, 2):
+                seat = host.seats[s]
+                h.last_c[s] = seat.last_c
+                h.token_hash[s] = Seat.token_hash(seat.token)
+                h.players[s] = seat.name
+        return h.write(bytearray(208))
+
+    def fair(self, host):
+        """The `fair` message (docs/protocol.md): the match's seed commitment; once it has
+        ended, also the committed bytes (pre: versions, play parameters and the seed) and its
+        log number (0: none)."""
+        pre = self.head(host)[:32]
+        text = '{"t":"fair","mn":%d,"commit":"%s"' % (host.match_no, hexlify(self.digest).decode())
+        if self.done:
+            text += ',"pre":"%s","log":%d' % (hexlify(pre).decode(), self.used)
+        return text + "}"
+
+    # ---- hooks of net.match_host ------------------------------------------------------------
+
+    def begin(self, host):
+        """The match starts (its countdown): the header to flash (net.match_host then sends
+        the commitment to all)."""
+        self.index = self.pending = 0
+        self.seq = host.match.state_seq
+        host.paused = False
+        if self.path is not None:
+            self.number += 1
+            self.opened = n = self.number
+            Journal.remove("%s/match-%d.log" % (self.path, n - self.size))  # the oldest kept
+            try:
+                self.main = open("%s/match-%d.log" % (self.path, n), "ab")  # a new file
+                self.main.write(self.head(host, True))
+                self.main.flush()
+                self.stream = open("%s/match-%d.tail" % (self.path, n), "w" + "b")
+                self.flush()
+                self.used = n
+            except OSError as exc:
+                self._drop(exc)
+
+    def push(self, m, seat, intent):
+        """An accepted move or drop (seat's intent, before its last_c moves on): on flash
+        before its ack is posted. intent None: seat forfeited."""
+        self.seq = m.state_seq
+        if intent is None:
+            self._emit(_FORFEIT, seat.number, 0, 0, m.now)
+            return
+        step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
+        kind = _MOVE if m.done_kind == CMD_MOVE else _DROP
+        self._emit(kind, seat.number, intent.direction, step, m.now)
+
+    def changed(self, host):
+        """After an engine call, before its events go out: a change nothing logged explains
+        came from the clock (countdown end, finish window); the end closes the log."""
+        m = host.match
+        if self.done or m.phase == WAITING:
+            return
+        if m.state_seq != self.seq:
+            self.seq = m.state_seq
+            self._emit(_CLOCK, 0, 0, 0, m.now)
+        if m.phase == FINISHED:
+            self._emit(_CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
+            self._finish(host, m.winner, m.result)
+
+    def attach(self, host, session):
+        """After a join: the commitment (and the seed, after the end) to the new session. A
+        resumed match goes on once both players are back."""
+        session.post(frame(self.fair(host)))
+        seats = host.seats
+        if host.paused and seats[1].session is not None and seats[2].session is not None:
+            host.paused = False
+            host.log("log: both players are back")
+
+    def welcome(self, seat, text):
+        """A welcome for seat: flagged `restarted` the first time after a resume (holds() left
+        seat.hashed empty: back, not welcomed yet)."""
+        if seat.hashed == "":
+            seat.hashed = None
+            return text[:-1] + ',"restarted":true}'
+        return text
+
+    def abort(self, host):
+        """A resumed match whose players both stayed away for the whole grace period ends
+        without a result (an end, abandoned) and the room starts afresh: nobody wins or loses
+        a match the restart interrupted. False if a player came back (then a forfeit, as
+        ever)."""
+        seats = host.seats
+        if not seats[1].hashed or not seats[2].hashed:
+            return False
+        self._finish(host, 0, 0)
+        host.paused = False
+        host.match.reset(self.pick())
+        host.match_no += 1
+        seats[1].free()
+        seats[2].free()
+        host.views.changed()
+        host._room()
+        return True
+
+    # ---- files ------------------------------------------------------------------------------
+
+    def _emit(self, kind, seat, arg, aux, value):
+        # allocates nothing: the entry is encoded into the tail buffer, which is written whole
+        i = self.index
+        self.index = i + 1
+        if self.stream is None:
+            return
+        Header.record(self.buf, 8 + 8 * self.pending, i, kind, seat, arg, aux, value)
+        self.pending += 1
+        try:
+            self.flush()
+            if self.pending == _GROUP:
+                self.main.write(self.body)
+                self.main.flush()
+                self.pending = 0
+        except OSError as exc:
+            self._drop(exc)
+
+    def flush(self):
+        """The tail file rewritten: its first entry's number, its count, their check, then the
+        entries not yet in the log."""
+        t = self.buf
+        Header.place(t, 0, 4, self.index - self.pending)
+        t[4] = self.pending
+        t[5] = 0
+        Header.place(t, 6, 2, Header.sum(t, 0, 6, 0, 0))
+        f = self.stream
+        f.seek(0)
+        f.write(t)
+        f.flush()
+
+    def _finish(self, host, winner, result):
+        """The last entry, the tail folded into the log, the seed revealed to everyone."""
+        self.done = True
+        self._emit(_END, winner, result, 0, host.match.now)
+        if self.stream is not None:
+            try:
+                if self.pending:
+                    self.main.write(self.body[: 8 * self.pending])
+                self.main.close()
+                self.stream.close()
+                os.remove("%s/match-%d.tail" % (self.path, self.opened))
+            except OSError as exc:
+                self._drop(exc)
+        self.main = self.stream = None
+        self.opened = 0
+        host._send(_TO_ALL, self.fair(host))
+
+    def _drop(self, exc):
+        self.log("log: match log %d lost: %r" % (self.number, exc))
+        for f in (self.main, self.stream):
+            try:
+                f.close()
+            except (OSError, AttributeError):
+                pass
+        self.main = self.stream = None
+        self.used = 0
+
+
+def add_log_route(app, journal):
+    """GET /log?n=N: match N's log, once the match has ended (the log of the match in progress
+    is never served: its header holds the secret seed). Run once by the wiring, which then
+    deletes this function (net/wiring.py, drop_boot_code): the handler lives on."""
+    from microdot import Response
+
+    def logs(request):
+        n = request.args.get("n") or ""
+        name = "%s/match-%s.log" % (journal.path, n)
+        try:
+            size = os.stat(name)[6]
+        except OSError:
+            size = -1
+        if not n.isdigit() or int(n) == journal.opened or size < 0:
+            return Response(b"", 404)
+        headers = {"Content-Type": "application/octet-stream", "Content-Length": str(size)}
+        return Response(open(name, "rb"), 200, headers)
+
+    app.route("/" + journal.path)(logs)

@@ -1,0 +1,169 @@
+# The match log at boot (docs/log.md, "Resume"): take the log folder into use and rebuild an
+# interrupted match from its log. net/wiring.py runs resume() once and then drops this module
+# and game.replay (with the .mpy files on the filesystem, loaded code costs heap for as long as
+# it stays imported); the tests call it to restart a host.
+import os
+from binascii import hexlify
+
+from game.compat import const
+from game.matchlog import Header
+from game.replay import Replay
+from game.rulesets import RULESETS
+
+_GROUP = const(14)  # entries a tail file holds (net.journal)
+_CHECK = const(5)  # entry kinds (game.matchlog)
+_END = const(6)
+
+
+def _remove(name):
+    try:
+        os.remove(name)
+    except OSError:
+        pass
+
+
+def resume(host, folder="log"):
+    """The match log at boot (docs/log.md, "Resume"): take the log folder into use; if its
+    newest log is unfinished (a power cut or a reset came in its match), rebuild it and resume
+    its match; delete the oldest logs beyond the number kept. Returns the number of the log
+    resumed, or 0. Whatever the flash holds, the board starts."""
+    j = host.journal
+    resumed = 0
+    try:
+        try:
+            os.mkdir(folder)
+        except OSError:
+            pass  # it exists
+        j.path = folder
+        logs = []
+        for name in os.listdir(folder):  # match-N.log, match-N.tail, match-N.new
+            k = name[6 : name.find(".")]
+            path = folder + "/" + name
+            if "%s/match-%s.new" % (folder, k) == path:  # a rewrite that did not finish
+                _remove(path)
+            elif k.isdigit() and "%s/match-%s.log" % (folder, k) == path:
+                logs.append(int(k))
+        n = j.number = max(logs) if logs else 0
+        for k in logs:  # the oldest beyond the number kept
+            if k <= n - j.size:
+                _remove("%s/match-%d.log" % (folder, k))
+        if n:
+            try:
+                resumed = rebuild(host, folder, n)
+            except ValueError as exc:  # cut while its header was written: never replayed
+                host.log("log: match log %d removed: %r" % (n, exc))
+                _remove("%s/match-%d.log" % (folder, n))
+                _remove("%s/match-%d.tail" % (folder, n))
+                host.match.reset(j.pick())
+    except Exception as exc:  # the board starts, whatever its flash holds or does
+        host.log("log: no resume: %r" % (exc,))
+    return resumed
+
+
+def rebuild(host, folder, n):
+    """Log n, unless it is complete (no tail, a valid end), is rewritten whole from its valid
+    entries (a torn or garbage tail is dropped: written to a new file, then renamed over the
+    log), replaying them onto the host's match; then its match resumes, or the log is closed
+    as abandoned (an end without a result) if it cannot go on."""
+    j = host.journal
+    main = "%s/match-%d.log" % (folder, n)
+    tail = b""
+    try:
+        with open("%s/match-%d.tail" % (folder, n), "rb") as f:
+            tail = f.read(120)
+    except OSError:
+        size = os.stat(main)[6]
+        count = (size - 208) // 8
+        if count > 0 and count * 8 + 208 == size:  # no tail: complete if it ends with an end
+            with open(main, "rb") as f:
+                f.seek(size - 8)
+                entry = Replay.read(f.read(8), 0, count - 1)
+            if entry is not None and entry[0] == _END:
+                return 0
+    fresh = "%s/match-%d.new" % (folder, n)
+    _remove(fresh)
+    with open(main, "rb") as f:
+        raw = f.read(208)
+        head = Replay.head(raw)
+        # the match's ruleset and series score, from its header (unless settings.json now
+        # fixes another ruleset: then the match is abandoned below)
+        entry = RULESETS[head.series[0]]
+        if entry is not host.ruleset and not host.fixed:
+            host.ruleset = entry
+            host.match = host.views.match = host._new_match()
+        host.score[1] = head.series[2]
+        host.score[2] = head.series[3]
+        m = host.match
+        params = (m.width, m.height, m.artifact_pairs, m.braid_percent, m.cooldown_ms)
+        same = head.params == params + (m.countdown_ms,)  # else other settings: abandoned
+        same = same and entry is host.ruleset
+        rep = Replay(head, m if same else None)
+        out = open(fresh, "ab")
+        out.write(raw)
+        buf = bytearray(8)
+        count = 0
+        while f.readinto(buf) == 8:
+            entry = Replay.read(buf, 0, count)
+            if entry is None:
+                break  # a torn or garbage entry: nothing after it counts
+            out.write(buf)
+            rep.take(entry)
+            count += 1
+    dropped = os.stat(main)[6] - 208 - count * 8
+    if len(tail) >= 8 and tail[6] << 8 | tail[7] == Header.sum(tail, 0, 6, 0, 0):
+        first = tail[0] << 24 | tail[1] << 16 | tail[2] << 8 | tail[3]
+        for k in range(min(tail[4], _GROUP)):
+            if first + k < count:
+                continue  # already in the log (a crash between the two writes)
+            entry = Replay.read(tail, 8 + 8 * k, count) if first + k == count else None
+            if entry is None:
+                break  # a gap or a torn entry
+            out.write(tail[8 + 8 * k : 16 + 8 * k])
+            rep.take(entry)
+            count += 1
+    m = rep.match
+    go_on = same and not rep.done and rep.reason is None
+    if go_on:  # a checkpoint: the digest the match resumes from
+        Header.record(buf, 0, count, _CHECK, 0, 1, m.state_seq & 0xFF, m.digest())
+    else:  # finished (its end was in the tail), or abandoned (an end without a result)
+        Header.record(buf, 0, count, _END, 0, 0, 0, 0)
+    if not rep.done:
+        out.write(buf)
+        count += 1
+    out.close()
+    os.rename(fresh, main)
+    _remove("%s/match-%d.tail" % (folder, n))
+    host.log(
+        "log: match log %d: %d entries, %d bytes dropped, resumed %r %r"
+        % (n, count, dropped, go_on, rep.reason)
+    )
+    if not go_on:
+        host.match.reset(j.pick())
+        return 0
+    j.seed = head.seed
+    j.digest = head.digest
+    j.series = head.series
+    j.done = False
+    j.opened = j.used = n
+    j.index = count
+    j.pending = 0
+    j.seq = m.state_seq
+    j.main = open(main, "ab")
+    j.stream = open("%s/match-%d.tail" % (folder, n), "w" + "b")
+    j.flush()
+    host.match_no = head.match_no
+    now = host.ticks_ms()
+    for s in (1, 2):
+        seat = host.seats[s]
+        seat.free()
+        seat.token = ""  # held, by whoever presents a token with this hash (net/seats.py)
+        seat.hashed = hexlify(head.token_hash[s]).decode()
+        seat.name = head.players[s]
+        seat.last_c = rep.last_c[s]
+        seat.accepted = rep.accepted[s]
+        seat.gone_at = now  # the reconnect grace starts at boot for both
+    host._ms = rep.now  # the match clock goes on from the last logged time ...
+    host._ticks = now
+    host.paused = True  # ... once both players are back (Journal.attach)
+    host.views.changed()
+    return n
