@@ -195,12 +195,19 @@ def seed_bytes_for(seed):
     )
 
 
-def driven_log(seed, preset="small", steps=400, finish=True):
+def driven_log(seed, preset="small", steps=400, finish=True, ruleset=None, score=(0, 0)):
     """A log of the seeded driver's match (tools/driver.py: refused, late and clock-only steps
     included): (the log's bytes, the driven Match). finish=False leaves it unfinished; a
-    match the driver did not finish is then ended by a forfeit of seat 1."""
-    m = new_match(seed, preset)
-    w = Writer(m, seed_bytes_for(seed))
+    match the driver did not finish is then ended by a forfeit of seat 1. ruleset: an index
+    of game.rulesets.RULESETS, played on its own maze (preset is then unused), score the
+    series score before it."""
+    if ruleset is None:
+        m = new_match(seed, preset)
+        w = Writer(m, seed_bytes_for(seed))
+    else:
+        entry = rulesets.RULESETS[ruleset]
+        m = rulesets.new_match(seed, entry)
+        w = Writer(m, seed_bytes_for(seed), series=(ruleset, entry[13] // 2) + tuple(score))
     seen = [0]
 
     def on_step(m, kind, seat, arg, t, code):
