@@ -22,7 +22,7 @@ CORE_HEAP ?= $(shell python3 tools/hostenv.py core-heap)
 # Without one, test-upy and mem run the 64-bit port only, and say so.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay
+.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay card
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
@@ -67,8 +67,16 @@ distclean: clean ## clean, and remove .venv too
 	rm -rf $(VENV)
 
 RUN_HEAP ?= $(BOARD_HEAP)
-run: $(STAMP) ## host a game on this laptop (MicroPython unix port, board-like heap); Ctrl-C stops
-	MICROPY_MICROPYTHON=$(CURDIR)/$(UPY) MAZE_HEAP=$(RUN_HEAP) sh tools/run_host.sh
+# LAN=1 serves every interface, so phones on the same network can join (default: this laptop
+# only); HTTP_PORT moves the game from 8080 (a busy port says so and names this option).
+LAN ?=
+HTTP_PORT ?= $(or $(MAZE_HTTP_PORT),8080)
+run: $(STAMP) ## host a game on this laptop (LAN=1: phones on this network join too; HTTP_PORT=8080); Ctrl-C stops
+	MICROPY_MICROPYTHON=$(CURDIR)/$(UPY) MAZE_HEAP=$(RUN_HEAP) MAZE_HTTP_PORT=$(HTTP_PORT) \
+		MAZE_BIND=$(if $(LAN),0.0.0.0,127.0.0.1) sh tools/run_host.sh
+
+card: $(STAMP) ## printable join card with the Wi-Fi and game QR codes -> build/card/ (SETTINGS=settings.json, SSID=...)
+	$(PY) tools/join_card.py $(if $(SETTINGS),--settings $(SETTINGS)) $(if $(SSID),--ssid "$(SSID)")
 
 bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size, latency -> build/bench.json
 	$(PY) tools/bench.py
@@ -112,6 +120,8 @@ fairness: $(STAMP) ## per ruleset: placement fairness over 1,000 seeds, vision s
 #         board read like the source; the image then needs more heap, docs/memory.md)
 # RESUME  RESUME=1: never reset the board (the virtual board, whose process would end)
 # BOOT    BOOT=1: make vboard runs the deployed boot.py + main.py instead of the REPL
+# SETTINGS SETTINGS=path/to/settings.json: build puts its network into the join QR codes (the
+#         TV screen shows them; make card prints them); copy the same file to the board
 PORT ?=
 CHIP ?= esp32
 BAUD ?= 460800
@@ -122,6 +132,8 @@ ROMFS ?=
 READABLE ?=
 RESUME ?=
 BOOT ?=
+SETTINGS ?=
+SSID ?=
 IMAGE ?= build/image
 VFLASH ?= build/vflash
 FLASH_OFFSET = $(if $(filter esp32,$(CHIP)),0x1000,0x0)
@@ -135,8 +147,8 @@ need-esptool: $(STAMP)
 	@$(PY) -c "import esptool" 2>/dev/null || { echo "error: esptool is missing: $(PY) -m pip install esptool==5.6.0" >&2; exit 2; }
 	@case "$(CHIP)" in esp32|esp32s3) ;; *) echo "error: CHIP must be esp32 or esp32s3, not '$(CHIP)'" >&2; exit 2;; esac
 
-build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1, ROMFS=1, READABLE=1)
-	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen) $(if $(ROMFS),--romfs) $(if $(READABLE),--readable)
+build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1, ROMFS=1, READABLE=1, SETTINGS=settings.json)
+	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen) $(if $(ROMFS),--romfs) $(if $(READABLE),--readable) $(if $(SETTINGS),--settings $(SETTINGS))
 
 deploy: need-port build ## copy changed files to the board, reset it: make deploy PORT=/dev/ttyUSB0
 	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume) $(if $(ROMFS),--romfs)

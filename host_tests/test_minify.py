@@ -164,6 +164,21 @@ def test_strings_protect_names_and_docstrings_do_not():
     assert "def helper_two" in renamed["m.py"]  # a whole-string literal names it
 
 
+def test_methods_of_outside_objects_keep_their_names():
+    # the program's own attribute `match` is renamed nowhere: a compiled regex's match() (what
+    # Microdot's URL patterns call) has that name, and no string has to protect it
+    sources = {
+        "m.py": "import re\n"
+        "class Host:\n    def __init__(self):\n        self.match = 1\n"
+        "def route(path):\n    return re.compile('^/$').match(path).group(0), Host().match\n"
+        "ROUTES = (route,)\n"
+    }
+    renamed, _ = minify.minify(sources)
+    text = renamed["m.py"]
+    assert "re.compile('^/$').match(" in text and ").group(0)" in text
+    assert ".match = 1" in text and "().match)" in text
+
+
 def test_locals_never_take_a_module_const_name():
     # a local named like a const() global of its module would not compile on MicroPython
     sources = {

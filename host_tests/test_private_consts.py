@@ -31,7 +31,8 @@ COPIES = {
     "game.replay": ("game.matchlog",),
     "net.gateway": ("net.frames", "net.match_host"),
     "net.journal": ("game.matchlog", "net.match_host"),
-    "net.match_host": ("net.frames", "game.projector"),
+    "net.match_host": ("net.frames", "game.projector", "game.rules"),
+    "net.messages": ("game.rules",),
     "net.resume": ("game.matchlog", "net.journal"),
     "net.views": ("net.frames", "game.projector"),
 }

@@ -5,7 +5,11 @@ Layout of the image, which mirrors the board's flash:
     game/*.mpy, net/*.mpy  every module of the two firmware packages, compiled by mpy-cross
     lib/microdot/*.mpy     Microdot from the installed PyPI package, trimmed to what the
                            firmware uses (tools/trim_microdot.py); /lib is on the board's path
-    web/<file>.gz          every file of firmware/web/, gzipped deterministically (mtime=0)
+    web/index.html.gz      the phone client, minified (minify-html; the 16 KB gzip budget holds
+                           for this file) and gzipped deterministically (mtime=0)
+    web/url.svg.gz         the game's address as a QR code, and web/wifi.svg.gz the Wi-Fi's when
+    web/wifi.svg.gz        the settings name the network (--settings; tools/join_card.py): the
+                           spectator screen shows them in the waiting room
     MANIFEST.txt           one line per file: path, size, sha256 (tools/deploy.py reads it)
 
 The board's heap is its hardest limit (docs/memory.md), so by default the compiled code is
@@ -20,7 +24,8 @@ firmware has a ROMFS partition (docs/hardware.md, "ROMFS") `make deploy ROMFS=1`
 there, and the .mpy bytecode then runs in place from flash instead of being copied to RAM.
 
 Usage: python tools/build_image.py [--out build/image] [--march xtensawin] [--frozen] [--romfs]
-                                   [--readable]
+                                   [--readable] [--settings settings.json]
+       python tools/build_image.py --web DIR [--url URL]   only the web/ files (tools/run_host.sh)
 """
 
 import argparse
@@ -38,6 +43,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import join_card
 import minify
 import trim_microdot
 
@@ -194,6 +200,47 @@ def gzip_bytes(data):
     return buf.getvalue()
 
 
+def minify_page(html):
+    """The phone client as the board serves it: minify-html (HTML, CSS and JS; names kept)
+    after dropping the script's whole-line comments, which the JS minifier would keep."""
+    try:
+        import minify_html
+    except ImportError:
+        raise BuildError("minify-html is not installed in this Python: run `make venv`") from None
+    html = re.sub(r"(?m)^[ \t]*//[^\n]*\n", "", html)
+    return minify_html.minify(html, minify_js=True, minify_css=True).encode()
+
+
+def web_files(firmware=FIRMWARE, settings=None, url=None):
+    """{name: bytes before gzip} of the board's web/ folder: the minified client page, the QR
+    code of the game's address (url, default the board's from settings) and, when settings
+    name the network, the Wi-Fi QR code (tools/join_card.py)."""
+    firmware = Path(firmware)
+    page = firmware / "web" / "index.html"
+    if not page.is_file():
+        return {}
+    try:
+        ssid, password, url = join_card.join_info(settings or {}, url=url)
+        files = {"index.html": minify_page(page.read_text(encoding="utf-8"))}
+        files["url.svg"] = join_card.qr_svg(url)
+        if ssid:
+            files["wifi.svg"] = join_card.qr_svg(join_card.wifi_payload(ssid, password))
+    except join_card.CardError as err:
+        raise BuildError(str(err)) from None
+    return files
+
+
+def write_web(dest, files):
+    """Write web_files() gzipped into dest; returns the bytes written."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for name, data in sorted(files.items()):
+        (dest / (name + ".gz")).write_bytes(gzip_bytes(data))
+        total += (dest / (name + ".gz")).stat().st_size
+    return total
+
+
 def image_files(image):
     """Every file of the image except the manifest, as sorted posix paths."""
     return sorted(
@@ -264,8 +311,17 @@ def board_sources(firmware=FIRMWARE, readable=False):
     return minify.minify(sources, minify.hostboard_sources(), keep_names=MICRODOT_DYNAMIC_NAMES)
 
 
-def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=print, readable=False):
-    """Build the image into `out` (emptied first); return a dict of sizes by part."""
+def build(
+    out=DEFAULT_OUT,
+    march=None,
+    frozen=False,
+    firmware=FIRMWARE,
+    log=print,
+    readable=False,
+    settings=None,
+):
+    """Build the image into `out` (emptied first); return a dict of sizes by part. settings
+    (a settings.json object) decide the join QR codes of web/."""
     out, firmware = Path(out), Path(firmware)
     if not firmware.is_dir():
         raise BuildError(f"no firmware folder at {firmware}")
@@ -304,13 +360,9 @@ def build(out=DEFAULT_OUT, march=None, frozen=False, firmware=FIRMWARE, log=prin
                 compile_mpy(cmd, stage / rel, dest.with_suffix(".mpy"), label, march, readable)
                 sizes[package] = sizes.get(package, 0) + dest.with_suffix(".mpy").stat().st_size
 
-    web = firmware / "web"
-    if web.is_dir():
-        for src in sorted(p for p in web.rglob("*") if p.is_file()):
-            dest = out / "web" / (src.relative_to(web).as_posix() + ".gz")
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(gzip_bytes(src.read_bytes()))
-            sizes["web (gzip)"] = sizes.get("web (gzip)", 0) + dest.stat().st_size
+    files = web_files(firmware, settings)
+    if files:
+        sizes["web (gzip)"] = write_web(out / "web", files)
 
     headers = {read_mpy_header(p)[:3] for p in out.rglob("*.mpy")}
     native = sorted(f"{v}.{s} {a}" for v, s, a in headers if a != "none")
@@ -394,15 +446,38 @@ def main(argv=None):
         action="store_true",
         help="keep the source's names and line numbers (tracebacks on a board; more heap)",
     )
+    parser.add_argument(
+        "--settings",
+        help="the board's settings.json: its ssid, password and http_port go into the join "
+        "QR codes of web/ (docs/hardware.md)",
+    )
+    parser.add_argument("--web", help="write only the web/ files into this folder, and stop")
+    parser.add_argument("--url", help="with --web: the game's address in its QR code")
     parser.add_argument("--firmware", default=str(FIRMWARE), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.web:
+        try:
+            settings = join_card.read_settings(args.settings)
+            write_web(args.web, web_files(args.firmware, settings, args.url))
+        except (BuildError, join_card.CardError) as err:
+            print(f"build_image: error: {err}", file=sys.stderr)
+            return 1
+        return 0
     if args.romfs and args.frozen:
         print("build_image: error: --romfs and --frozen exclude each other", file=sys.stderr)
         return 2
     try:
-        sizes = build(args.out, args.march, args.frozen, args.firmware, readable=args.readable)
+        settings = join_card.read_settings(args.settings)
+        sizes = build(
+            args.out,
+            args.march,
+            args.frozen,
+            args.firmware,
+            readable=args.readable,
+            settings=settings,
+        )
         rom = build_romfs(args.out) if args.romfs else None
-    except BuildError as err:
+    except (BuildError, join_card.CardError) as err:
         print(f"build_image: error: {err}", file=sys.stderr)
         return 1
     print(f"image: {args.out}")

@@ -6,9 +6,15 @@
 #
 # Environment, all optional:
 #   MAZE_HTTP_PORT, MAZE_DNS_PORT  ports (host defaults 8080 and 5353; the board uses 80, 53)
-#   MAZE_BIND                      listening address (host default 127.0.0.1)
-#   MAZE_FLASH_DIR                 flash root to use (default: a new temporary directory);
-#                                  put a settings.json there to try settings
+#   MAZE_BIND                      listening address (host default 127.0.0.1; `make run LAN=1`
+#                                  gives 0.0.0.0: phones on this network can join, and the
+#                                  game's address is this machine's LAN address, printed with
+#                                  a QR code to scan)
+#   MAZE_ADDRESS                   the address players open (default: the LAN address with
+#                                  0.0.0.0, else MAZE_BIND); printed with a QR code to scan
+#                                  when it is not the bind address
+#   MAZE_FLASH_DIR                 flash root to use (default: a new temporary directory, removed
+#                                  on exit); put a settings.json there to try settings
 #   MAZE_HEAP                      micropython -X heapsize (default: the board heap,
 #                                  BOARD_HEAP of tools/hostenv.py)
 #   MICROPY_MICROPYTHON            the unix micropython binary (default: .venv, then PATH)
@@ -51,7 +57,49 @@ if [ ! -f "${MICRODOT_DIR:-}/microdot.py" ]; then
     exit 1
 fi
 
-FLASH=${MAZE_FLASH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mazeduel-flash.XXXXXX")}
+# The address players open: given (MAZE_ADDRESS), else this machine's LAN address when serving
+# every interface, else the bind address. The host board's stand-in for the access point
+# reports it, so the portal redirects other host names to it, as a board does to 192.168.4.1.
+if [ -z "${MAZE_ADDRESS:-}" ]; then
+    if [ "$MAZE_BIND" = "0.0.0.0" ]; then
+        MAZE_ADDRESS=$("${PYTHON:-python3}" "$ROOT/tools/join_card.py" --lan-address)
+    else
+        MAZE_ADDRESS=$MAZE_BIND
+    fi
+fi
+export MAZE_ADDRESS
+if [ "$MAZE_HTTP_PORT" = 80 ]; then URL="http://$MAZE_ADDRESS/"; else URL="http://$MAZE_ADDRESS:$MAZE_HTTP_PORT/"; fi
+
+# A busy port is one clear line, not a traceback from the firmware.
+if ! "${PYTHON:-python3}" -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind((sys.argv[1], int(sys.argv[2])))
+except OSError:
+    sys.exit(1)
+' "$MAZE_BIND" "$MAZE_HTTP_PORT"; then
+    echo "run_host.sh: port $MAZE_HTTP_PORT is in use on $MAZE_BIND (another make run?);" \
+        "choose another: make run HTTP_PORT=8081 (or MAZE_HTTP_PORT=8081)" >&2
+    exit 1
+fi
+
+if [ -n "${MAZE_FLASH_DIR:-}" ]; then
+    FLASH=$MAZE_FLASH_DIR
+    TEMP_FLASH=
+else
+    FLASH=$(mktemp -d "${TMPDIR:-/tmp}/mazeduel-flash.XXXXXX")
+    TEMP_FLASH=$FLASH
+fi
+CHILD=
+cleanup() {
+    if [ -n "$CHILD" ]; then kill -TERM "$CHILD" 2>/dev/null || true; wait "$CHILD" 2>/dev/null || true; fi
+    if [ -n "$TEMP_FLASH" ]; then rm -rf "$TEMP_FLASH"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 mkdir -p "$FLASH/lib/microdot"
 
 # microdot as the board gets it: trimmed to what the firmware uses (tools/trim_microdot.py),
@@ -68,17 +116,30 @@ for module in __init__ microdot websocket; do
 done
 rm -rf "$TRIMMED"
 
-# the phone client, gzipped as in the board image, unless the flash already has one
+# the phone client as in the board image (minified, gzipped) with the QR code of this game's
+# address (and of the Wi-Fi, when the flash's settings.json names one), unless the flash already
+# has a web/ folder
 if [ ! -d "$FLASH/web" ]; then
-    mkdir -p "$FLASH/web"
-    cp "$ROOT/firmware/web/index.html" "$FLASH/web/index.html"
-    if command -v gzip >/dev/null; then
-        gzip -9 -n -c "$FLASH/web/index.html" > "$FLASH/web/index.html.gz"
+    SETTINGS=
+    if [ -f "$FLASH/settings.json" ]; then SETTINGS="--settings $FLASH/settings.json"; fi
+    # shellcheck disable=SC2086
+    if ! "${PYTHON:-python3}" "$ROOT/tools/build_image.py" --web "$FLASH/web" --url "$URL" $SETTINGS; then
+        echo "run_host.sh: serving the client unminified (make venv installs minify-html)" >&2
+        mkdir -p "$FLASH/web"
+        gzip -9 -n -c "$ROOT/firmware/web/index.html" > "$FLASH/web/index.html.gz"
     fi
 fi
 
 echo "host board: flash $FLASH, heap $MAZE_HEAP, http $MAZE_BIND:$MAZE_HTTP_PORT," \
     "dns $MAZE_BIND:$MAZE_DNS_PORT" >&2
+if [ "$MAZE_ADDRESS" != "$MAZE_BIND" ]; then
+    echo "host board: phones on this network open $URL (TV: ${URL}#watch); scan:" >&2
+    "${PYTHON:-python3}" -c 'import segno, sys; segno.make(sys.argv[1]).terminal(compact=True)' \
+        "$URL" >&2 2>/dev/null || true
+else
+    echo "host board: open $URL in this machine's browser (each tab is a player; ${URL}#watch" \
+        "watches); make run LAN=1 lets phones on this network join" >&2
+fi
 cd "$FLASH"
 # like the board's path ("", .frozen, /lib) with the code in firmware/ and the stand-ins first
 MICROPYPATH="$ROOT/tools/hostboard:$ROOT/firmware:.frozen:$FLASH/lib"
@@ -88,5 +149,17 @@ if [ -n "${MAZE_PRELUDE:-}" ]; then  # tests only: its folder first on the path,
     PRELUDE=", $(basename "$MAZE_PRELUDE" .py)"
 fi
 export MICROPYPATH
-# boot.py then main.py, as the board runs them; exec so a signal reaches micropython itself
-exec "$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot$PRELUDE, main; main.run()"
+# boot.py then main.py, as the board runs them. With a flash folder of the caller's (tests,
+# the chaos test's SIGKILL above all) exec, so every signal reaches micropython itself; with a
+# temporary flash in the background, so that the trap above can remove it afterwards (a signal
+# to this script is passed on to micropython).
+if [ -z "$TEMP_FLASH" ]; then
+    trap - EXIT INT TERM
+    exec "$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot$PRELUDE, main; main.run()"
+fi
+"$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot$PRELUDE, main; main.run()" &
+CHILD=$!
+wait "$CHILD"
+STATUS=$?
+CHILD=
+exit "$STATUS"

@@ -34,11 +34,24 @@ _CLOSE_ROOM_FULL = const(4003)
 
 NO_ROLE = const(-1)  # a session that has not joined (OBSERVER == 0, seats 1 and 2)
 
-_CLOCK_LIMIT = rules.CLOCK_LIMIT_MS
-_COUNTDOWN = rules.COUNTDOWN
-_ACTIVE = rules.ACTIVE
-_FINISHED = rules.FINISHED
-_WAITING = rules.WAITING
+# game.rules' numbers, likewise
+_CLOCK_LIMIT_MS = const(0x3FFFFFFF - 0x20000)
+_WAITING = const(0)
+_COUNTDOWN = const(1)
+_ACTIVE = const(2)
+_FINISHED = const(3)
+_CMD_MOVE = const(1)
+_CMD_DROP = const(2)
+_OK = const(0)
+_NOT_PLAYER = const(2)
+_PHASE = const(4)
+_EXITED = const(12)
+_EV_VISION = const(3)
+_EV_KEY_PICKED = const(4)
+_EV_COMPASS = const(7)
+_EV_EXIT_OPENED = const(8)
+_EV_KEY_DROPPED = const(9)
+_EV_EXITED = const(10)
 
 _SEQ_AHEAD = const(1024)  # how far ahead of the seat's last sequence a new one may be
 _SEQ_HALF = const(0x20000000)  # half the sequence space: further "ahead" is behind (a repeat)
@@ -72,8 +85,9 @@ class MatchHost:
             getattr(settings, "countdown_ms", None),
             getattr(settings, "reconnect_grace_ms", None),
         )
-        # the series: matches won by seat 1 and 2 ([0]: 1 once this match's result is in)
-        self.score = [0, 0, 0]
+        self.score = [0, 0, 0]  # wins per seat while both seats stay held ([0]: draws)
+        self.boot = self._seed()  # tells a board restart from a reconnect
+        self.trail = b""  # (made with the match: its size)
         self.match = self._new_match()
         self.views = ViewPublisher(self.match)
         self.max_observers = settings.max_observers
@@ -82,6 +96,9 @@ class MatchHost:
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
+        # per seat, this match: accepted moves (and the cells stood on: trail, made with the
+        # match) for the end of the match
+        self.moves = [0, 0, 0]
         self._ms = 0  # match milliseconds since the countdown began
         self._ticks = ticks_ms()
 
@@ -94,8 +111,8 @@ class MatchHost:
         if not self.paused:
             self._ms += self.ticks_diff(t, self._ticks)
         self._ticks = t
-        if self._ms > _CLOCK_LIMIT:
-            self._ms = _CLOCK_LIMIT
+        if self._ms > _CLOCK_LIMIT_MS:
+            self._ms = _CLOCK_LIMIT_MS
         return self._ms
 
     def _seed(self):
@@ -114,7 +131,16 @@ class MatchHost:
         fix = self._fix
         entry = self._built = self.ruleset
         self.grace_ms = entry[12] if fix[3] is None else fix[3]
-        return rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2])
+        m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2])
+        # the end of a match's buffers, for this maze's size: the cells stood on (seat 1's
+        # bitset, then seat 2's) and the reveal's frames (made now, not at the end)
+        n = m.width * m.height
+        if len(self.trail) != 2 * ((n + 7) >> 3):
+            self.trail = self.reveal = None
+            gc.collect()
+            self.trail = bytearray(2 * ((n + 7) >> 3))
+            self.reveal = messages.maze_buffers(n)
+        return m
 
     def series_over(self):
         """True when a seat has won the series (or a single match is over)."""
@@ -159,7 +185,7 @@ class MatchHost:
             if kind == intents.LEAVE:
                 session.kill(_CLOSE_NORMAL, "left")
             else:
-                self._err(session, intent.c, rules.CODE_NAMES[rules.NOT_PLAYER])
+                self._err(session, intent.c, rules.CODE_NAMES[_NOT_PLAYER])
         else:
             self._command(session, self.seats[role], intent)
 
@@ -176,7 +202,7 @@ class MatchHost:
                 return
             self.observers.append(session)
             self.views.attach(session, OBSERVER)
-            session.post(frame(messages.welcome_observer(self.match_no, self.match, self.idle_ms)))
+            session.post(frame(messages.welcome_observer(self)))
             session.post(frame(self._rules_text()))
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:
@@ -193,7 +219,8 @@ class MatchHost:
             self._bind(session, seat)
             if intent.name:
                 seat.name = intent.name
-            session.post(frame(self.journal.welcome(seat, self._welcome(seat, True))))
+            text = messages.welcome_player(self, seat, True)
+            session.post(frame(self.journal.welcome(seat, text)))
             session.post(frame(self._rules_text()))
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
@@ -211,17 +238,14 @@ class MatchHost:
                 self.chooser = seat.number
                 self._send(_TO_ALL, self._rules_text())
             self._bind(session, seat)
-            session.post(frame(self._welcome(seat, False)))
+            session.post(frame(messages.welcome_player(self, seat, False)))
             session.post(frame(self._rules_text()))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)
+        if self.match.phase == _FINISHED:
+            self._end(session)
         self._room()
         self._maybe_start()
-
-    def _welcome(self, seat, resumed):
-        return messages.welcome_player(
-            seat, resumed, self.match_no, self.match, self.idle_ms, self.grace_ms
-        )
 
     # ---- the ruleset ------------------------------------------------------------------------
 
@@ -318,7 +342,7 @@ class MatchHost:
             return
         if kind == intents.READY:
             if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
-                self._err(session, c, rules.CODE_NAMES[rules.PHASE])
+                self._err(session, c, rules.CODE_NAMES[_PHASE])
                 return
             seat.last_c = c
             seat.want = True
@@ -329,25 +353,28 @@ class MatchHost:
         # MOVE or DROP. Outside a running match the engine would say PHASE too; answering here
         # keeps the engine clock untouched until the countdown starts it at 0.
         if m.phase != _COUNTDOWN and m.phase != _ACTIVE:
-            self._err(session, c, rules.CODE_NAMES[rules.PHASE])
+            self._err(session, c, rules.CODE_NAMES[_PHASE])
             return
         if self.paused:
             self._err(session, c, "RESTART_PAUSE")  # until both players are back (docs/log.md)
             return
         before = m.state_seq
         if kind == intents.MOVE:
-            code = m.enqueue(seat.number, rules.CMD_MOVE, intent.direction, self.now_ms())
+            code = m.enqueue(seat.number, _CMD_MOVE, intent.direction, self.now_ms())
         else:
-            code = m.enqueue(seat.number, rules.CMD_DROP, 0, self.now_ms())
-        if code == rules.OK:
+            code = m.enqueue(seat.number, _CMD_DROP, 0, self.now_ms())
+        if code == _OK:
             code = m.process()  # the FIFO never holds more than this one entry
-        if code == rules.OK:
+        if code == _OK:
             self.journal.push(m, seat, intent)  # on flash before the ack
             seat.last_c = c
             seat.accepted += 1
             # the seat's own count: the engine's command sequence would tell how many
             # commands the opponent sent, refused ones included
             session.post(frame(messages.ack_move(c, seat.accepted)))
+            if kind == intents.MOVE:
+                self.moves[seat.number] += 1
+                self._mark(seat.number)
         else:
             self._err(session, c, rules.CODE_NAMES[code])
         self._after(before)
@@ -391,13 +418,14 @@ class MatchHost:
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq
             code = m.forfeit(seat.number, self.now_ms())
-            if code == rules.OK:
+            if code == _OK:
                 self.journal.push(m, seat, None)  # the forfeit, on flash
             self._after(before)
-            if code == rules.EXITED:
+            if code == _EXITED:
                 return  # already out of the maze: the finish window decides; free it later
             self.log("game: seat %d forfeits" % seat.number)
         seat.free()
+        self.score = [0, 0, 0]
         if self.chooser == seat.number:
             other = self.seats[3 - seat.number]
             self.chooser = other.number if other.token is not None else 0
@@ -426,7 +454,11 @@ class MatchHost:
         s2.want = False
         s1.accepted = 0
         s2.accepted = 0
-        self.score[0] = 0
+        for i in range(len(self.trail)):
+            self.trail[i] = 0
+        for number in (1, 2):
+            self.moves[number] = 0
+            self._mark(number)
         self._ms = 0
         self._ticks = self.ticks_ms()
         before = m.state_seq
@@ -448,16 +480,30 @@ class MatchHost:
             self._route_events()
         if changed or self.match.state_seq != before:
             self.views.changed()
-            if self.match.phase == _FINISHED and not self.score[0]:
-                self.score[0] = 1
-                if self.match.winner:
-                    self.score[self.match.winner] += 1
-                self._room()
+            if self.match.phase == _FINISHED:
+                self.score[self.match.winner] += 1
+                self._end(None)
+                self._room()  # the series score
                 # the heap between matches: what stays, and how fragmented it is
                 heap_report("match %d finished" % self.match_no, self.log)
 
-    def _send(self, mask, text):
-        data = frame(text)
+    def _mark(self, number):
+        cell = self.match.pos[number]
+        self.trail[(number - 1) * (len(self.trail) >> 1) + (cell >> 3)] |= 1 << (cell & 7)
+
+    def _end(self, to):
+        """The end of a match, to `to` or (None) everyone: its figures, the whole maze and
+        both paths (docs/protocol.md, "End of a match")."""
+        for k in range(len(self.reveal)):
+            data = messages.maze(self, k)
+            if to is None:
+                self._send(_TO_ALL, data)
+            else:
+                to.post(data)
+
+    def _send(self, mask, data):
+        if type(data) is str:
+            data = frame(data)
         if mask & 1 and self.seats[1].session is not None:
             self.seats[1].session.post(data)
         if mask & 2 and self.seats[2].session is not None:
@@ -475,13 +521,13 @@ class MatchHost:
 
     def _audience(self, kind, a):
         """Who may hear an event (a mask of _TO_* bits); a is the event's first value."""
-        if kind == rules.EV_VISION or kind == rules.EV_COMPASS:
+        if kind == _EV_VISION or kind == _EV_COMPASS:
             return _TO_OBS | a  # the radius and the bearing are the player's own secrets
         if (
-            kind == rules.EV_KEY_PICKED
-            or kind == rules.EV_KEY_DROPPED
-            or kind == rules.EV_EXIT_OPENED
-            or kind == rules.EV_EXITED
+            kind == _EV_KEY_PICKED
+            or kind == _EV_KEY_DROPPED
+            or kind == _EV_EXIT_OPENED
+            or kind == _EV_EXITED
         ):
             # The opponent hears of it only if the player's cell was in its square.
             return self._seen_by(a, self.match.pos[a])
@@ -498,16 +544,7 @@ class MatchHost:
 
     def _room(self):
         """The public lobby line (names, presence, ready flags) to everyone joined."""
-        text = messages.room(
-            self.match_no,
-            self.match.phase,
-            self.seats,
-            len(self.observers),
-            self.max_observers,
-            self.ruleset[0],
-            self.score,
-        )
-        self._send(_TO_ALL, text)
+        self._send(_TO_ALL, messages.room(self))
 
     # ---- figures ------------------------------------------------------------------------------
 

@@ -5,7 +5,29 @@
 import json
 
 from game import rules
+from game.compat import const
 from game.rulesets import RULESETS
+from net.frames import put_header
+
+# game.rules' numbers, as private consts (inlined by the compiler; checked by
+# host_tests/test_private_consts.py)
+_COUNTDOWN = const(1)
+_EV_PHASE = const(1)
+_EV_VISION = const(3)
+_EV_KEY_PICKED = const(4)
+_EV_MEETING = const(5)
+_EV_KEY_RETURNED = const(6)
+_EV_COMPASS = const(7)
+_EV_EXIT_OPENED = const(8)
+_EV_KEY_DROPPED = const(9)
+_EV_EXITED = const(10)
+_EV_RESULT = const(11)
+
+_RUN = const(256)  # cells per maze message at the end of a match (a message under 512 bytes)
+# The head of a maze message: every number in a field of 10 (JSON allows the spaces; no number
+# the board keeps reaches 2**31), so every head is _HEAD bytes long and each frame is made once.
+_MAZE = b'{"t":"maze","mn":%10d,"xt":[%10d,%10d],"mv":[%10d,%10d],"end":%10d,"c":[%4d,"'
+_HEAD = const(114)
 
 
 def _bool(value):
@@ -39,23 +61,27 @@ def err(c, code):
     return '{"t":"err","code":"%s"}' % code
 
 
-def _match_fields(match_no, match, idle_ms):
-    # what every welcome carries about the match and the connection
-    return '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d' % (
-        match_no,
-        match.width,
-        match.height,
-        match.cooldown_ms,
-        match.countdown_ms,
-        idle_ms,
+def _match_fields(host):
+    # what every welcome carries about the match and the connection; "at": the match clock
+    # now (ms since the countdown began; meaningful while the match runs), "boot": this run
+    m = host.match
+    return '"mn":%d,"w":%d,"h":%d,"cool":%d,"cd":%d,"idle":%d,"at":%d,"boot":%d' % (
+        host.match_no,
+        m.width,
+        m.height,
+        m.cooldown_ms,
+        m.countdown_ms,
+        host.idle_ms,
+        host.now_ms(),
+        host.boot,
     )
 
 
-def welcome_observer(match_no, match, idle_ms):
-    return '{"t":"welcome","role":"watch","seat":0,%s}' % _match_fields(match_no, match, idle_ms)
+def welcome_observer(host):
+    return '{"t":"welcome","role":"watch","seat":0,%s}' % _match_fields(host)
 
 
-def welcome_player(seat, resumed, match_no, match, idle_ms, grace_ms):
+def welcome_player(host, seat, resumed):
     return (
         '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,%s,"grace":%d}'
         % (
@@ -63,8 +89,8 @@ def welcome_player(seat, resumed, match_no, match, idle_ms, grace_ms):
             seat.token,
             seat.last_c,
             _bool(resumed),
-            _match_fields(match_no, match, idle_ms),
-            grace_ms,
+            _match_fields(host),
+            host.grace_ms,
         )
     )
 
@@ -104,34 +130,78 @@ def rules_line(entry, nums):
     )
 
 
-def room(match_no, phase, seats, observers, max_observers, ruleset="classic", score=(0, 0, 0)):
-    """The public lobby line: names, presence and ready flags of both seats (seats[1] and
-    seats[2], net.seats.Seat), the phase, the number of observers, the ruleset's id and the
-    series score (score[1], score[2])."""
-    parts = []
+def room(host):
+    """The public lobby line: names, presence and ready flags of both seats (net.seats.Seat),
+    the ms left of an away player's grace period, the phase, the observers, the series score, the
+    ruleset's id."""
+    parts = ["null", "null"]
+    now = host.ticks_ms()
     for number in (1, 2):
-        seat = seats[number]
-        if seat.token is None:
-            parts.append("null")
-        else:
-            parts.append(
-                '{"seat":%d,"name":%s,"on":%s,"ready":%s}'
-                % (number, json.dumps(seat.name), _bool(seat.session), _bool(seat.want))
+        seat = host.seats[number]
+        if seat.token is not None:
+            text = '{"seat":%d,"name":%s,"on":%s,"ready":%s' % (
+                number,
+                json.dumps(seat.name),
+                _bool(seat.session),
+                _bool(seat.want),
             )
+            if seat.session is None:
+                text += ',"left":%d' % max(0, host.grace_ms - host.ticks_diff(now, seat.gone_at))
+            parts[number - 1] = text + "}"
     return (
-        '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d,"rs":"%s","sc":[%d,%d]}'
+        '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d,"sc":[%d,%d],"rs":"%s"}'
         % (
-            match_no,
-            rules.PHASE_NAMES[phase],
+            host.match_no,
+            rules.PHASE_NAMES[host.match.phase],
             parts[0],
             parts[1],
-            observers,
-            max_observers,
-            ruleset,
-            score[1],
-            score[2],
+            len(host.observers),
+            host.max_observers,
+            host.score[1],
+            host.score[2],
+            host.ruleset[0],
         )
     )
+
+
+def maze_buffers(cells):
+    """The frames of the maze messages for a maze of `cells` cells, made once with the host:
+    the end of a match then writes them and allocates nothing large (a fragmented heap may
+    have no few hundred bytes in one piece by then)."""
+    return [bytearray(7 + _HEAD + min(_RUN, cells - first)) for first in range(0, cells, _RUN)]
+
+
+def maze(host, k):
+    """Maze message k, written into its frame host.reveal[k]: a run of the finished match's
+    cells, one character each for a value v of 0..63, passage flags + 16 if seat 1 stood
+    there + 32 if seat 2 did (host.trail: a bitset per seat): chr(35 + v), one more from 57 on
+    (64 characters from # to c without the backslash, none to escape in JSON). With the
+    match's figures: the seats' exit times and its end (match ms), their moves."""
+    m = host.match
+    out = host.reveal[k]
+    first = k * _RUN
+    head = _MAZE % (
+        host.match_no,
+        m.exit_time[1],
+        m.exit_time[2],
+        host.moves[1],
+        host.moves[2],
+        m.now,
+        first,
+    )
+    put_header(out, len(out) - 4)  # always 126 bytes or more: a 4-byte header
+    out[4 : 4 + _HEAD] = head
+    at = 4 + _HEAD
+    trail = host.trail
+    half = len(trail) >> 1
+    for i in range(first, first + len(out) - 7 - _HEAD):
+        j = i >> 3
+        bit = 1 << (i & 7)
+        v = m.cells[i] | (16 if trail[j] & bit else 0) | (32 if trail[half + j] & bit else 0)
+        out[at] = v + 35 if v < 57 else v + 36
+        at += 1
+    out[at:] = b'"]}'
+    return out
 
 
 def event(match, i):
@@ -141,23 +211,23 @@ def event(match, i):
     a = match.ev_a[i]
     b = match.ev_b[i]
     head = '{"t":"ev","e":"%s","s":%d' % (rules.EVENT_NAMES[kind], match.state_seq)
-    if kind == rules.EV_PHASE:
+    if kind == _EV_PHASE:
         text = '%s,"ph":"%s"' % (head, rules.PHASE_NAMES[a])
-        if a == rules.COUNTDOWN:
+        if a == _COUNTDOWN:
             text += ',"ms":%d' % match.countdown_ms
-    elif kind == rules.EV_RESULT:
+    elif kind == _EV_RESULT:
         text = '%s,"result":"%s","winner":%d' % (head, rules.RESULT_NAMES[a], b)
-    elif kind == rules.EV_MEETING:
+    elif kind == _EV_MEETING:
         text = '%s,"seat":%d,"n":%d' % (head, a, b)
-    elif kind == rules.EV_KEY_RETURNED:
+    elif kind == _EV_KEY_RETURNED:
         text = '%s,"owner":%d,"from":%d' % (head, a, b)
-    elif kind == rules.EV_VISION or kind == rules.EV_EXIT_OPENED:
+    elif kind == _EV_VISION or kind == _EV_EXIT_OPENED:
         text = '%s,"seat":%d' % (head, a)
-    elif kind == rules.EV_COMPASS:
+    elif kind == _EV_COMPASS:
         text = '%s,"seat":%d,"bearing":"%s"' % (head, a, rules.BEARING_NAMES[b])
-    elif kind == rules.EV_KEY_PICKED or kind == rules.EV_KEY_DROPPED:
+    elif kind == _EV_KEY_PICKED or kind == _EV_KEY_DROPPED:
         text = '%s,"seat":%d,"owner":%d' % (head, a, b)
-    elif kind == rules.EV_EXITED:
+    elif kind == _EV_EXITED:
         text = '%s,"seat":%d,"first":%s' % (head, a, _bool(b == 0))
     else:
         return None

@@ -13,22 +13,13 @@ import time
 
 from microdot import Response
 
+_APPLE = b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"
 # Probe path -> (status, content type, body). Matched on the path alone, whatever the Host.
 PROBES = (
     ("/generate_204", 204, None, b""),  # Android, ChromeOS (connectivitycheck.gstatic.com)
     ("/gen_204", 204, None, b""),  # older Android / Chrome builds
-    (
-        "/hotspot-detect.html",  # Apple iOS / macOS (captive.apple.com)
-        200,
-        "text/html",
-        b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>",
-    ),
-    (
-        "/library/test/success.html",  # older Apple (www.apple.com)
-        200,
-        "text/html",
-        b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>",
-    ),
+    ("/hotspot-detect.html", 200, "text/html", _APPLE),  # Apple iOS / macOS (captive.apple.com)
+    ("/library/test/success.html", 200, "text/html", _APPLE),  # older Apple (www.apple.com)
     ("/connecttest.txt", 200, "text/plain", b"Microsoft Connect Test"),  # Windows 10/11
     ("/ncsi.txt", 200, "text/plain", b"Microsoft NCSI"),  # older Windows
     (
@@ -52,8 +43,9 @@ def board_url(address, port=80):
     return "http://%s:%d/" % (address, port)
 
 
-def add_portal_routes(app, url):
-    """Probe answers, favicon, and redirects to `url` for foreign hosts and unknown paths.
+def add_portal_routes(app, url, web_dir=None):
+    """Probe answers, favicon, the join QR codes (`/<name>.svg` from web_dir), and redirects
+    to `url` for foreign hosts and unknown paths.
 
     The probes and the favicon are not routes: each Microdot route keeps a URL pattern, a
     compiled regex and its segment list for good (~0.5 KB apiece on the unix port), and a
@@ -85,6 +77,10 @@ def add_portal_routes(app, url):
             if path == "/favicon.ico" and board_host(request):
                 # a 302 would make the browser fetch the whole page as an icon
                 return Response(b"", 204, {"Cache-Control": "max-age=86400"})
+            if web_dir and path[-4:] == ".svg" and "/" not in path[1:] and board_host(request):
+                # the QR codes the TV screen shows (made by `make build`, docs/client.md)
+                found = _file(request, web_dir, path[1:], "image/svg+xml")
+                return found or Response(b"", 404, {"Cache-Control": "no-store"})
         return _redirect(url)
 
     @app.errorhandler(405)
@@ -149,34 +145,33 @@ def add_client_routes(app, web_dir):
     """
 
     def index(request):
-        path, encoding = _client_file(web_dir)
-        if path is None:
-            return Response(
-                "The phone client is missing from %s/ on the board.\n" % web_dir,
-                503,
-                {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"},
-            )
-        headers = {
-            "Content-Type": HTML_TYPE,
-            "Cache-Control": "no-cache",  # revalidate, so a new firmware's client shows up
-            "Content-Length": str(os.stat(path)[6]),
-        }
-        if encoding is not None:
-            headers["Content-Encoding"] = encoding
-        if request.method == "HEAD":
-            return Response(b"", 200, headers)
-        return Response(open(path, "rb"), 200, headers)
+        return _file(request, web_dir, "index.html", HTML_TYPE) or Response(
+            "The phone client is missing from %s/ on the board.\n" % web_dir,
+            503,
+            {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"},
+        )
 
     app.route("/")(index)
     app.route("/index.html")(index)
 
 
-def _client_file(web_dir):
-    for name, encoding in (("index.html.gz", "gzip"), ("index.html", None)):
-        path = web_dir + "/" + name
+def _file(request, web_dir, name, content_type):
+    """A file of web_dir, `name`.gz (sent gzip-encoded) if present, else `name`; None if
+    neither exists. Streamed in Microdot's 1 KB chunks, never read whole into RAM."""
+    for suffix in (".gz", ""):
+        path = web_dir + "/" + name + suffix
         try:
-            os.stat(path)
+            size = os.stat(path)[6]
         except OSError:
             continue
-        return path, encoding
-    return None, None
+        headers = {
+            "Content-Type": content_type,
+            "Cache-Control": "no-cache",  # revalidate, so a new firmware's client shows up
+            "Content-Length": str(size),
+        }
+        if suffix:
+            headers["Content-Encoding"] = "gzip"
+        if request.method == "HEAD":
+            return Response(b"", 200, headers)
+        return Response(open(path, "rb"), 200, headers)
+    return None

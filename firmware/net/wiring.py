@@ -188,7 +188,7 @@ def wire(step=_collect):
     board.server = server
     board.wlan = wlan
     board.started = started
-    portal.add_portal_routes(app, url)
+    portal.add_portal_routes(app, url, WEB_DIR)
     portal.add_status_route(app, board)
     portal.add_client_routes(app, WEB_DIR)
     add_log_route(app, game.host.journal)

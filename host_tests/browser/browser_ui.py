@@ -31,13 +31,18 @@ LAUNCH_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-PHONE = "Galaxy S5"  # Playwright's descriptor: 360x640 CSS px, mobile, touch
+PHONE = "Galaxy S5"  # Playwright's descriptor: 360x640 CSS px, mobile, touch (a small phone)
+PIXEL = "Pixel 7"  # 412x839 CSS px (412x915 screen), mobile, touch
+IPHONE = "iPhone 13"  # 390x664 CSS px (390x844 screen), mobile, touch; Chromium all the same
 TV = {"viewport": {"width": 1280, "height": 720}}  # the spectator screen on the table
+TV_1080 = {"viewport": {"width": 1920, "height": 1080}}  # a 1080p television
 WAIT_MS = 10_000  # default for every wait on the page (conditions, never fixed sleeps)
 # For waits on a chain of states that a loaded machine may take long to reach: bounds a hang,
 # it is not a pace the page must keep.
 SLOW_MS = 60_000
 KEYS = ("ArrowUp", "ArrowRight", "ArrowDown", "ArrowLeft")
+# what the axe checks hold the page to: WCAG 2.0-2.2, levels A and AA
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 WASD = ("w", "d", "s", "a")
 __all__ = ["DIRS", "find_object", "path", "step"]
 
@@ -49,20 +54,32 @@ class BrowserKit:
         self.pw = pw
         self.chromium = chromium
 
-    def phone(self, url, **extra):
-        options = dict(self.pw.devices[PHONE])
+    def phone(self, url, device=PHONE, init_script=None, **extra):
+        """A phone: its own browser context (storage) sized and touch-enabled as `device`;
+        init_script runs in every page before the page's own (e.g. a navigator stand-in)."""
+        options = dict(self.pw.devices[device])
+        options.pop("default_browser_type", None)  # always Chromium, whatever the device
         options.update(extra)
-        return Phone(self.chromium.new_context(**options), url)
+        context = self.chromium.new_context(**options)
+        if init_script:
+            context.add_init_script(init_script)
+        return Phone(context, url)
 
     def screen(self, url, **extra):
         options = dict(TV)
         options.update(extra)
         return Phone(self.chromium.new_context(**options), url)
 
+    def tv(self, url, **extra):
+        options = dict(TV_1080)
+        options.update(extra)
+        return Phone(self.chromium.new_context(**options), url)
+
 
 class Phone:
-    def __init__(self, context, url):
+    def __init__(self, context, url, tab_of=None):
         self.context = context
+        self.tab_of = tab_of  # another tab of the same browser: closing it closes only the tab
         self.url = url
         self.page = context.new_page()
         self.page.set_default_timeout(WAIT_MS)
@@ -75,7 +92,25 @@ class Phone:
         self.page.goto(url)
 
     def close(self):
-        self.context.close()
+        if self.tab_of is None:
+            self.context.close()
+        elif not self.page.is_closed():
+            self.page.close()
+
+    def tab(self, url=None):
+        """Another tab of the same browser (same localStorage, its own sessionStorage)."""
+        return Phone(self.context, url or self.url, tab_of=self)
+
+    def seat_token(self):
+        """The seat token of this tab (sessionStorage), or None."""
+        return self.page.evaluate("(JSON.parse(sessionStorage.getItem('md')) || {}).tok || null")
+
+    def stored_seats(self):
+        """{token: stored identity} of the seats this browser keeps (localStorage md:<token>)."""
+        return self.page.evaluate(
+            "Object.fromEntries(Object.keys(localStorage).filter((k) => k.startsWith('md:'))"
+            ".map((k) => [k.slice(3), JSON.parse(localStorage.getItem(k))]))"
+        )
 
     # ---- what the page says ----------------------------------------------------------------
 
@@ -98,8 +133,8 @@ class Phone:
     def wait_attr(self, name, value, timeout=WAIT_MS):
         self._wait("([n, v]) => document.body.dataset[n] === v", [name, str(value)], timeout, name)
 
-    def wait_js(self, expression, timeout=WAIT_MS):
-        self._wait(expression, None, timeout, expression)
+    def wait_js(self, expression, arg=None, timeout=WAIT_MS):
+        self._wait(expression, arg, timeout, expression)
 
     def _wait(self, expression, arg, timeout, what):
         try:
@@ -137,6 +172,24 @@ class Phone:
 
     def pos(self):
         return int(self.attr("pos"))
+
+    def box(self, selector):
+        return self.page.locator(selector).bounding_box()
+
+    def axe(self, context=None):
+        """The WCAG 2.x A/AA violations axe-core (bundled with axe-playwright-python, injected
+        into the page: nothing is fetched) finds on the page as it is now, as readable lines."""
+        from axe_playwright_python.sync_playwright import Axe
+
+        options = {
+            "runOnly": {"type": "tag", "values": AXE_TAGS},
+            "resultTypes": ["violations"],
+        }
+        found = Axe().run(self.page, context=context, options=options).response["violations"]
+        return [
+            "%s (%s): %s" % (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:4])
+            for v in found
+        ]
 
     def text(self, selector):
         return self.page.locator(selector).inner_text()
@@ -190,7 +243,7 @@ class Phone:
         board answered it (an ack), the page shows no key. Never for a fixed time: on a loaded
         machine any of these can take long (SLOW_MS only ends a hang), and a failure says
         which state was not reached."""
-        self.wait_js("!document.getElementById('bDrop').disabled", SLOW_MS)
+        self.wait_js("!document.getElementById('bDrop').disabled", timeout=SLOW_MS)
         before = len(self.sent("drop"))
         self.tap("#bDrop")
         self.wait_for(lambda: len(self.sent("drop")) > before, "the drop intent sent", SLOW_MS)

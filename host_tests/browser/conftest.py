@@ -73,14 +73,23 @@ def board(upy_binary, tmp_path):
     and checked for a crash or a Python traceback in its log."""
     started = []
 
-    def start(**overrides):
+    def start(restart=None, **overrides):
+        """A board with BROWSER_SETTINGS and the overrides; restart=host stops that board
+        and starts a fresh one (a power cycle: no seats, match 1) on the same port."""
         settings = dict(BROWSER_SETTINGS)
         settings.update(overrides)
+        port = None
+        if restart is not None:
+            settings = restart.settings
+            port = restart.http_port
+            started.remove(restart)
+            assert restart.alive(), "the board died:\n" + restart.log()
+            stop_host_board(restart)
         # None: leave the field out (the ruleset's own value)
         settings = {k: v for k, v in settings.items() if v is not None}
-        workdir = tmp_path / ("board%d" % len(started))
+        workdir = tmp_path / ("board%d" % len(list(tmp_path.iterdir())))
         workdir.mkdir()
-        host = start_host_board(upy_binary, workdir, json.dumps(settings))
+        host = start_host_board(upy_binary, workdir, json.dumps(settings), http_port=port)
         host.settings = settings
         started.append(host)
         return host

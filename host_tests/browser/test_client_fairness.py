@@ -82,8 +82,12 @@ def test_a_restarted_board_resumes_and_the_result_proves_the_seed(browser, upy_b
             bob.tap("#bLeave")  # bob gives up: ann wins, the match ends, the seed is shown
             for phone in (ann, tv):
                 phone.wait_attr("fair", "ok", 20_000)
-                phone.wait_js("document.getElementById('ov').textContent.includes('Fair: seed')")
-            link = ann.page.locator("#ov a[download]")
+                # a player's result card (#end), the spectator's result line (#res)
+                phone.wait_js(
+                    "['end', 'res'].some((id) => "
+                    "document.getElementById(id).textContent.includes('Fair: seed'))"
+                )
+            link = ann.page.locator("#end a[download]")
             href = link.get_attribute("href")
             data = ann.page.evaluate(
                 "(u) => fetch(u).then((r) => r.arrayBuffer()).then((b) => [...new Uint8Array(b)])",

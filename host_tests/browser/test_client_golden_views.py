@@ -3,15 +3,13 @@
 # window.__md, give every file exactly the verdict it expects, the same verdict
 # tools/view_decoder.py gives (host_tests/core/test_golden_views.py). Real Chromium; no board:
 # the page is served from a made-up origin by Playwright itself.
-from pathlib import Path
-
 import pytest
 
+from build_image import web_files
 from golden_views import REASONS, golden_files, read_case, verdict
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = "http://board.test"
 
 # Every record of a case through the page's own code, as onMsg() and record() take it: a
@@ -46,7 +44,7 @@ def _outcome(out):
 
 
 def test_the_client_gives_every_golden_file_its_verdict(browser):
-    page_html = (ROOT / "firmware" / "web" / "index.html").read_bytes()
+    page_html = web_files()["index.html"]  # the page as the board serves it (minified)
     cases = [read_case(path) for path in golden_files()]
     assert len(cases) > 40
     context = browser.chromium.new_context()

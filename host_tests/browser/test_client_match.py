@@ -34,7 +34,8 @@ def test_two_phones_play_a_match_to_a_win_and_the_spectator_sees_it(browser, boa
         ann.shot("player-countdown")
         # A move during the countdown is refused by the board; the phone says why, briefly.
         ann.page.locator("#pad button:not([disabled])").first.tap()
-        assert "Wait for GO (COUNTDOWN)" in ann.wait_toast("(COUNTDOWN)")
+        assert ann.wait_toast("Wait for GO!") == "\u2715 Wait for GO!"  # a sentence, no code
+        assert ann.attr("code") == "COUNTDOWN"
         for screen in (ann, bob, tv):
             screen.wait_attr("phase", "active")
 
@@ -73,7 +74,7 @@ def test_two_phones_play_a_match_to_a_win_and_the_spectator_sees_it(browser, boa
         tv.wait_attr("result", "Ann wins!")
         for screen in (ann, bob, tv):
             screen.wait_attr("phase", "finished")
-        assert "You win!" in ann.text("#ov")
+        assert "You win!" in ann.text("#end")
         assert ann.page.locator("#bReady").inner_text() == "Rematch"
         tv.wait_js("document.getElementById('c1').textContent.includes('Exit: out at')")
         assert "Ann wins!" in tv.text("#res")
@@ -86,7 +87,7 @@ def test_two_phones_play_a_match_to_a_win_and_the_spectator_sees_it(browser, boa
 
         # Both ask for a rematch: a new match (new maze) starts with a fresh map memory.
         ann.tap("#bReady")
-        bob.wait_js("document.getElementById('ov').textContent.includes('wants a rematch')")
+        bob.wait_js("document.getElementById('end').textContent.includes('wants a rematch')")
         bob.tap("#bReady")
         for screen in (ann, bob, tv):
             screen.wait_attr("phase", "countdown")

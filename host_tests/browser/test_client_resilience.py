@@ -1,7 +1,7 @@
-# Resilience of the phone client: a page reload resumes the seat (token in localStorage, seen
-# cells remembered); a dropped socket, a socket that goes silent, and a lost move or a lost
-# answer all end with the same seat and the right position; a missing or out-of-order view
-# record brings a fresh view (the "sync" intent) instead of a wrong picture.
+# Resilience of the phone client: a page reload resumes the seat (token in the tab's
+# sessionStorage, seen cells remembered); a dropped socket, a socket that goes silent, and a
+# lost move or a lost answer all end with the same seat and the right position; a missing or
+# out-of-order view record brings a fresh view (the "sync" intent) instead of a wrong picture.
 import json
 
 import pytest
@@ -39,7 +39,7 @@ def test_a_reload_mid_match_resumes_the_seat_and_the_map(browser, board):
         for d in free_steps(maze, ann.pos(), key_cells(maze), 3):
             ann.move(d, "pad")
         here, seen = ann.pos(), int(ann.attr("seen"))
-        token = ann.page.evaluate("JSON.parse(localStorage.getItem('md')).tok")
+        token = ann.seat_token()
         assert len(token) == 32
 
         ann.page.reload()
@@ -50,7 +50,7 @@ def test_a_reload_mid_match_resumes_the_seat_and_the_map(browser, board):
         assert int(ann.attr("seen")) == seen  # the map seen before the reload is still drawn
         welcome = ann.welcomes()[-1][1]
         assert welcome["resumed"] is True and welcome["seat"] == 1
-        assert ann.page.evaluate("JSON.parse(localStorage.getItem('md')).tok") == token
+        assert ann.seat_token() == token and list(ann.stored_seats()) == [token]
         assert "game: seat 1 resumed" in host.log()
         # ... and she plays on from where she stood.
         d = next(d for d in range(4) if maze["cells"][here] & (1, 2, 4, 8)[d])

@@ -167,11 +167,13 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
         assert f"lib/microdot/{name}.mpy" in listed
     assert "lib/microdot/helpers.mpy" not in listed  # trimmed: nothing the board runs uses it
     assert not [p for p in listed if "hostboard" in p or p.split("/")[-1] == "network.py"]
-    for src in (FIRMWARE / "web").rglob("*"):
-        if src.is_file():
-            packed = image / "web" / (src.relative_to(FIRMWARE / "web").as_posix() + ".gz")
-            assert gzip.decompress(packed.read_bytes()) == src.read_bytes()
-            assert packed.read_bytes()[4:8] == b"\0\0\0\0"  # mtime 0: reproducible
+    # the web files: the minified page and the game's QR code (no network name: no Wi-Fi one)
+    web = build_image.web_files()
+    assert sorted(web) == ["index.html", "url.svg"]
+    for name, data in web.items():
+        packed = image / "web" / (name + ".gz")
+        assert gzip.decompress(packed.read_bytes()) == data
+        assert packed.read_bytes()[4:8] == b"\0\0\0\0"  # mtime 0: reproducible
     for path, size, digest in entries:
         data = (image / path).read_bytes()
         assert (len(data), hashlib.sha256(data).hexdigest()) == (size, digest)
@@ -328,7 +330,7 @@ def test_deployed_firmware_boots_and_serves_the_client(image, tmp_path):
         client = FIRMWARE / "web" / "index.html"
         if client.is_file():
             assert encoding == "gzip"
-            assert gzip.decompress(body) == client.read_bytes()
+            assert gzip.decompress(body) == build_image.web_files()["index.html"]
         assert board.process.poll() is None, board.read_log()
         assert "http: serving" in board.read_log()
 

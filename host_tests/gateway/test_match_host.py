@@ -4,13 +4,17 @@ import json
 
 import pytest
 
+from bots import DIRS, path
 from game import rules
-from net import intents
+from net import intents, messages
 from net.compat import ticks_diff
 from net.match_host import NO_ROLE, OBSERVER, MatchHost
 from net.settings import Settings
 
 PERIOD = 1 << 30  # MicroPython's ticks_ms wraps here on every port
+# the characters of the revealed maze, by value (docs/protocol.md, "End of a match"): from #
+# to c, without the backslash
+CELL = "".join(chr(c) for c in range(ord("#"), ord("d")) if c != ord("\\"))
 
 
 class Clock:
@@ -242,3 +246,124 @@ def test_room_full_refusals_close_with_4003():
     send(host, o1, '{"t":"join","role":"watch"}')
     assert send(host, o2, '{"t":"join","role":"watch"}')["code"] == "ROOM_FULL"
     assert o2.killed[0] == 4003
+
+
+# ---- the end of a match, the series score, presence (docs/protocol.md, "End of a match") ----
+
+
+def walk_host(host, clock, session, seat, goal, c, avoid=()):
+    """Walk seat to goal with move intents (the engine's maze, bots.path); returns (c, cells
+    stood on)."""
+    m = host.match
+    cells = dict(enumerate(m.cells))
+    route = path(cells, m.width, m.height, m.pos[seat], goal, avoid) or path(
+        cells, m.width, m.height, m.pos[seat], goal
+    )
+    stood = []
+    for d in route:
+        clock.wait(150)
+        c += 1
+        send(host, session, '{"t":"move","c":%d,"d":"%s"}' % (c, DIRS[d]))
+        assert [f["t"] for f in session.frames if f.get("c") == c] == ["ack"]
+        stood.append(m.pos[seat])
+        if m.inventory[seat] not in (0, seat):
+            c += 1
+            send(host, session, '{"t":"drop","c":%d}' % c)
+    return c, stood
+
+
+def test_end_of_a_win_figures_maze_paths_and_series_score():
+    clock = Clock(0)
+    host = make_host(clock, countdown_ms=0)
+    a, b = seated_pair(host)
+    obs = FakeSession()
+    send(host, obs, '{"t":"join","role":"watch"}')
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    m = host.match
+    start = m.pos[1]
+    c, stood = walk_host(host, clock, a, 1, m.key_location(1)[0], 1, (m.key_location(2)[0],))
+    while m.inventory[1] != 1:  # a meeting could have sent it back to where it was picked up
+        c, more = walk_host(host, clock, a, 1, m.key_location(1)[0], c)
+        stood += more
+    c, more = walk_host(host, clock, a, 1, m.exit_cell(1), c)
+    stood += more
+    clock.wait(150)
+    c += 1
+    send(host, a, '{"t":"move","c":%d,"d":"%s"}' % (c, DIRS[m.exit_direction(1)]))
+    moves = len(stood) + 1  # the step out counts too
+    clock.wait(201)
+    host.tick()
+    assert m.result == rules.RESULT_WIN and m.winner == 1
+    for s in (a, b, obs):
+        runs = [f for f in s.frames if f["t"] == "maze"]
+        # the figures come with every run: exit times and the end in match ms, moves
+        for run in runs:
+            assert run["mn"] == 1 and run["xt"] == [m.exit_time[1], -1]
+            assert run["mv"] == [moves, 0] and run["end"] == m.now
+        # the whole maze and both paths, one character per cell, in runs under 512 bytes
+        text = "".join(f["c"][1] for f in runs)
+        assert [f["c"][0] for f in runs] == list(range(0, len(text), 256))
+        values = [CELL.index(ch) for ch in text]
+        assert [v & 15 for v in values] == list(m.cells)
+        assert [i for i, v in enumerate(values) if v & 16] == sorted(set(stood + [start]))
+        assert [i for i, v in enumerate(values) if v & 32] == [m.start_cell[2]]
+        assert all(v < 64 for v in values)
+        order = [f["t"] for f in s.frames]
+        assert order.index("maze") > max(i for i, f in enumerate(s.frames) if f["t"] == "ev")
+    # a room line right after the end: the series score, the phase
+    assert a.last("room")["sc"] == [1, 0] and a.last("room")["ph"] == "finished"
+    assert [f["t"] for f in a.frames][-1] == "room"
+    # the rematch: a fresh count of moves, the score kept
+    send(host, a, '{"t":"rematch","c":%d}' % (c + 1))
+    send(host, b, '{"t":"rematch","c":2}')
+    assert m.phase == rules.ACTIVE and host.match_no == 2
+    assert a.last("room")["sc"] == [1, 0] and a.last("room")["mn"] == 2
+    assert host.moves == [0, 0, 0]
+    # a late spectator joining a running match is told the match clock
+    clock.wait(1234)
+    late = FakeSession()
+    send(host, late, '{"t":"join","role":"watch"}')
+    assert late.last("welcome")["at"] == 1234 and late.last("maze") is None
+    assert a.last("welcome")["at"] == 0  # (ann joined before the first match began)
+    assert late.last("welcome")["boot"] == a.last("welcome")["boot"]
+    assert isinstance(a.last("welcome")["boot"], int)
+
+
+def test_a_forfeit_frees_the_seat_and_a_late_joiner_gets_the_end():
+    clock = Clock(0)
+    host = make_host(clock, countdown_ms=0)
+    a, b = seated_pair(host)
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    assert send(host, b, '{"t":"leave","c":2}') == {"t": "ack", "c": 2}
+    host.detach(b)
+    host.tick()
+    assert host.match.result == rules.RESULT_FORFEIT
+    assert a.last("maze")["mv"] == [0, 0]
+    room = a.last("room")
+    assert room["p"][1] is None and room["sc"] == [0, 0]  # a freed seat ends the series
+    carl = FakeSession()
+    send(host, carl, '{"t":"join","role":"play","name":"carl"}')
+    kinds = [f["t"] for f in carl.frames]
+    assert kinds[:2] == ["welcome", "maze"] and carl.frames[1]["xt"] == [-1, -1]
+
+
+def test_an_away_player_s_grace_shows_in_the_room_line():
+    clock = Clock(0)
+    host = make_host(clock, countdown_ms=0)
+    a, b = seated_pair(host)
+    send(host, a, '{"t":"ready","c":1}')
+    send(host, b, '{"t":"ready","c":1}')
+    host.detach(b)
+    assert a.last("room")["p"][1]["on"] is False and a.last("room")["p"][1]["left"] == 30000
+    assert "left" not in a.last("room")["p"][0]
+    clock.wait(12000)
+    send(host, FakeSession(), '{"t":"join","role":"watch"}')  # anything that sends a room line
+    assert a.last("room")["p"][1]["left"] == 18000
+
+
+def test_every_maze_head_has_the_same_length():
+    # the frames of the maze messages are made once: their head never changes length
+    for values in ((1, -1, -1, 0, 0, 0, 0), (2**31 - 1,) * 6 + (9999,), (-1,) * 7):
+        assert len(messages._MAZE % values) == messages._HEAD

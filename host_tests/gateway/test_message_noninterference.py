@@ -40,6 +40,8 @@ class Phone:
         for key in ("commit", "pre"):  # the seed commitment: fresh random bytes in each world
             if key in message:
                 message[key] = "(random)"
+        if "boot" in message:
+            message["boot"] = "(random)"  # and a fresh board run
         self.got.append(message)
 
     def wake(self):

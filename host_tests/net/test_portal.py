@@ -11,6 +11,8 @@ import pytest
 from microdot import Microdot
 from microdot.test_client import TestClient
 
+import join_card
+from build_image import web_files
 from hostenv import heap_bytes
 from net import portal
 
@@ -59,7 +61,7 @@ def test_index_is_the_gzipped_client(host_board, repo_root):
     assert headers["cache-control"] == "no-cache"
     assert int(headers["content-length"]) == len(body)
     page = gzip.decompress(body)
-    assert page == (repo_root / "firmware" / "web" / "index.html").read_bytes()
+    assert page == web_files()["index.html"]  # the minified page of the board image
     assert b"<title>Maze Duel</title>" in page
     assert host_board.get("/index.html")[2] == body
 
@@ -75,6 +77,7 @@ def test_plain_index_when_no_gzip_and_503_when_nothing(host_board):
     web = host_board.flash / "web"
     gz = web / "index.html.gz"
     plain = web / "index.html"
+    plain.write_bytes(b"<title>Maze Duel</title>")  # a page copied by hand, not gzipped
     gz.rename(web / "hidden.gz")
     try:
         status, headers, body = host_board.get("/")
@@ -91,7 +94,25 @@ def test_plain_index_when_no_gzip_and_503_when_nothing(host_board):
             (web / "hidden.html").rename(plain)
     finally:
         (web / "hidden.gz").rename(gz)
+        plain.unlink()
     assert host_board.get("/")[1]["content-encoding"] == "gzip"
+
+
+def test_the_join_qr_codes_are_served_beside_the_page(host_board):
+    # the QR code of the game's address, made for this board's URL by tools/run_host.sh as
+    # tools/build_image.py makes it for a board; no Wi-Fi code: the settings name no network
+    status, headers, body = host_board.get("/url.svg", {"Host": board_host(host_board)})
+    assert status == 200
+    assert headers["content-type"] == "image/svg+xml"
+    assert headers["content-encoding"] == "gzip"
+    assert int(headers["content-length"]) == len(body)
+    assert gzip.decompress(body) == join_card.qr_svg(host_board.url)
+    assert host_board.request("HEAD", "/url.svg")[2] == b""
+    assert host_board.get("/wifi.svg")[0] == 404
+    assert host_board.get("/nothing.svg")[0] == 404
+    # only files of web/ itself, and only for the board's own host name
+    assert host_board.get("/web/url.svg")[0] == 302
+    assert host_board.get("/url.svg", {"Host": "example.com"})[0] == 302
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,9 @@
 # Host stand-in for MicroPython's `network` module (unix port only; never uploaded to a board).
 # It records every WLAN call in CALLS so tests can check what the firmware asked for, reports
-# 127.0.0.1 as the AP address, and refuses what ESP-IDF refuses (a WPA2 key under 8 characters).
+# 127.0.0.1 as the AP address (MAZE_ADDRESS overrides it: `make run LAN=1` sets the laptop's
+# own LAN address, the one phones open), and refuses what ESP-IDF refuses (a WPA2 key under 8
+# characters).
+import os
 
 STA_IF = 0
 AP_IF = 1
@@ -11,7 +14,7 @@ AUTH_WPA2_PSK = 3
 AUTH_WPA_WPA2_PSK = 4
 
 CALLS = []  # (interface, method, args) in call order
-HOST_ADDRESS = "127.0.0.1"
+HOST_ADDRESS = os.getenv("MAZE_ADDRESS") or "127.0.0.1"
 
 _interfaces = {}
 

@@ -1,0 +1,76 @@
+# Meetings, on phone-sized touch screens and a 1080p TV: what each person is told says what
+# happened to whose key (nothing, when nobody carried one), the two players on one cell are both
+# drawn, side by side, each with its own key badge, and a meeting buzzes.
+import pytest
+from browser_ui import IPHONE, PIXEL, find_object, free_steps, observe, walk
+
+pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
+
+BUZZ = (
+    "navigator.vibrate = (p) => { (window.__buzz = window.__buzz || []).push(p); return true; };"
+)
+
+# Both pawns of a shared cell: seat 1 (a circle) on the left, seat 2 (a diamond) on the right.
+SIDE_BY_SIDE = """(cell) => {
+  const cv = document.getElementById('cv'), k = cv.width / cv.clientWidth, g = cv.getContext('2d');
+  const w = +document.body.dataset.w, cs = cv.clientWidth / w, x = cell % w, y = (cell - x) / w;
+  const at = (fx, fy) =>
+    g.getImageData(Math.round((x + fx) * cs * k), Math.round((y + fy) * cs * k), 1, 1).data;
+  const near = (d, c) => c.every((v, i) => Math.abs(v - d[i]) <= 24);
+  return near(at(0.28, 0.68), [0x4c, 0xc3, 0xff]) && near(at(0.72, 0.68), [0xff, 0xb0, 0x3a]);
+}"""
+
+
+def log_has(tv, text):
+    tv.wait_js("(t) => document.getElementById('log').textContent.includes(t)", text)
+
+
+def test_meetings_say_what_happened_to_whose_key(browser, board):
+    host = board()
+    ann = browser.phone(host.url, PIXEL, init_script=BUZZ)
+    bob = browser.phone(host.url, IPHONE)
+    tv = browser.tv(host.url + "#watch")
+    try:
+        ann.join("Ann")
+        bob.join("Bob")
+        tv.wait_attr("conn", "on")
+        ann.ready()
+        bob.ready()
+        for screen in (ann, bob, tv):
+            screen.wait_attr("phase", "active", timeout=20_000)
+        maze = observe(host.ws_url, lambda v: v["ph"] == "active")
+        key1 = find_object(maze, 0, 1)[1]
+        key2 = find_object(maze, 0, 2)[1]
+
+        # 1. Ann walks into Bob, neither carries a key: nothing changed, and they say so.
+        here = walk(ann, maze, bob.pos(), avoid=(key1, key2))
+        quiet = "Nobody carried a key: nothing changed."
+        assert ann.wait_toast("You met Bob.") == "You met Bob. " + quiet
+        assert bob.wait_toast("You met Ann.") == "You met Ann. " + quiet
+        log_has(tv, "Ann met Bob. " + quiet)
+        # Both pawns are drawn on the shared cell, side by side.
+        ann.wait_js(SIDE_BY_SIDE, here)
+        bob.wait_js(SIDE_BY_SIDE, here)
+        assert [60, 40, 60] in ann.page.evaluate("window.__buzz")
+
+        # 2. Bob steps aside; Ann picks up Bob's key and walks into him with it.
+        away = free_steps(maze, bob.pos(), (key1, key2), 1)
+        assert away, "Bob cannot step aside"
+        bob.move(away[0], "pad")
+        walk(ann, maze, key2, avoid=(key1, bob.pos()), drop_foreign=False)
+        ann.wait_attr("key", "2")
+        assert "You picked up Bob's key" in ann.wait_toast("picked up")
+        walk(ann, maze, bob.pos(), avoid=(key1,), drop_foreign=False)
+        took = "You had Bob's key: it went back to Bob."
+        assert ann.wait_toast("You met Bob.") == "You met Bob. " + took
+        assert bob.wait_toast("You met Ann.") == "You met Ann. Your key is back with you!"
+        log_has(tv, "Ann met Bob. Ann had Bob's key: it went back to Bob.")
+        bob.wait_attr("key", "2")
+        ann.wait_attr("key", "0")
+        assert bob.text("#hKey") == "your key"
+        ann.shot("party-meeting")
+        tv.shot("party-tv-meeting")
+        assert not (ann.errors or bob.errors or tv.errors)
+    finally:
+        for screen in (ann, bob, tv):
+            screen.close()

@@ -1,0 +1,112 @@
+# The join card (tools/join_card.py, `make card`) and the join QR codes of the board image:
+# the codes are segno's for the right texts (the Wi-Fi's WIFI:T:WPA;S:...;P:...;; and the
+# board's address), the card holds both with the words beside them, the PDF is a well-formed
+# one-page document, and without a network name the card says what to join instead.
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import segno
+
+import join_card
+from build_image import web_files
+
+TOOLS = Path(join_card.__file__).resolve().parent
+
+
+def modules_of_svg_card(svg, index):
+    """The dark modules (x, y) of the index-th QR code drawn on the card."""
+    paths = re.findall(rb'<path transform="[^"]*" d="([^"]*)"/>', svg)
+    return {
+        (int(x) + k, int(y))
+        for x, y, w in re.findall(rb"M(\d+) (\d+)h(\d+)", paths[index])
+        for k in range(int(w))
+    }
+
+
+def modules_of(text):
+    code = segno.make(text, error="m", micro=False)
+    return {(x, y) for y, row in enumerate(code.matrix) for x, dark in enumerate(row) if dark}
+
+
+def test_the_wifi_text_escapes_what_the_format_needs():
+    text = join_card.wifi_payload('Maze;Night "2"', "pa:ss\\word")
+    assert text == 'WIFI:T:WPA;S:Maze\\;Night \\"2\\";P:pa\\:ss\\\\word;;'
+    assert join_card.board_url({}) == "http://192.168.4.1/"
+    assert join_card.board_url({"http_port": 8080}) == "http://192.168.4.1:8080/"
+
+
+def test_the_card_holds_both_codes_and_the_words(tmp_path):
+    # run as `make card` runs it, from another working directory
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"ssid": "Maze Night", "password": "labyrinth42", "http_port": 8080}')
+    out = tmp_path / "card"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(TOOLS / "join_card.py"),
+            "--settings",
+            str(settings),
+            "--out",
+            str(out),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "join-card.pdf" in done.stdout
+    assert sorted(p.name for p in out.iterdir()) == [
+        "join-card.pdf",
+        "join-card.svg",
+        "url-qr.png",
+        "wifi-qr.png",
+    ]
+    svg = (out / "join-card.svg").read_bytes()
+    wifi = "WIFI:T:WPA;S:Maze Night;P:labyrinth42;;"
+    url = "http://192.168.4.1:8080/"
+    assert modules_of_svg_card(svg, 0) == modules_of(wifi)
+    assert modules_of_svg_card(svg, 1) == modules_of(url)
+    for words in (b"Network: Maze Night", b"Password: labyrinth42", url.encode()):
+        assert words in svg
+    for name in ("url-qr.png", "wifi-qr.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the PDF: one page, its cross-reference table pointing at every object, the words in it
+    pdf = (out / "join-card.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
+    xref = int(pdf.rsplit(b"startxref", 1)[1].split()[0])
+    assert pdf[xref:].startswith(b"xref")
+    offsets = [int(line[:10]) for line in pdf[xref:].split(b"\n")[3:9]]
+    for number, offset in enumerate(offsets, 1):
+        assert pdf[offset:].startswith(b"%d 0 obj" % number)
+    assert (
+        b"/Count 1" in pdf
+        and b"(Network: Maze Night)" in pdf
+        and b"(Password: labyrinth42)" in pdf
+    )
+    # as many filled squares as the two codes have runs of dark modules
+    runs = len(list(join_card._modules(join_card.qr(wifi)))) + len(
+        list(join_card._modules(join_card.qr(url)))
+    )
+    assert pdf.count(b" re f") == runs
+
+
+def test_without_a_network_name_the_card_says_what_to_join(tmp_path):
+    written = join_card.write_card(tmp_path, None, "mazeduel", "http://192.168.4.1/")
+    assert sorted(p.name for p in written) == ["join-card.pdf", "join-card.svg", "url-qr.png"]
+    svg = (tmp_path / "join-card.svg").read_bytes()
+    assert modules_of_svg_card(svg, 0) == modules_of("http://192.168.4.1/")
+    assert b"Network: MazeDuel-XXXX" in svg and b"on the TV screen" in svg
+    assert b"Password: mazeduel" in svg
+
+
+def test_the_board_image_carries_the_same_codes():
+    files = web_files(settings={"ssid": "Maze Night", "password": "labyrinth42"})
+    assert files["wifi.svg"] == join_card.qr_svg("WIFI:T:WPA;S:Maze Night;P:labyrinth42;;")
+    assert files["url.svg"] == join_card.qr_svg("http://192.168.4.1/")
+    assert "wifi.svg" not in web_files()  # the board's default name is made from its MAC
+
+
+def test_the_lan_address_is_an_ipv4_address():
+    assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+", join_card.lan_address())
