@@ -143,9 +143,10 @@ class MatchHost:
         return m
 
     def series_over(self):
-        """True when a seat has won the series (or a single match is over)."""
+        """True when a seat has won the series of a best-of-N ruleset (single matches make
+        no series: their score runs on while both seats stay held)."""
         need = self.ruleset[13] // 2 + 1
-        return self.score[1] >= need or self.score[2] >= need
+        return need > 1 and (self.score[1] >= need or self.score[2] >= need)
 
     # ---- who is who -------------------------------------------------------------------------
 
@@ -278,7 +279,8 @@ class MatchHost:
         elif role != self.chooser:
             code = "NOT_CHOOSER"
         elif not (
-            self.match.phase == _WAITING or (self.match.phase == _FINISHED and self.series_over())
+            self.match.phase == _WAITING
+            or (self.match.phase == _FINISHED and (self.ruleset[13] == 1 or self.series_over()))
         ):
             # a match or a series runs: the choice is for before the next one
             code = rules.CODE_NAMES[rules.PHASE]
@@ -443,6 +445,7 @@ class MatchHost:
             if self.series_over():
                 self.score[1] = self.score[2] = 0  # a new series
             if self._built is not self.ruleset:
+                self.score = [0, 0, 0]  # another ruleset: another series
                 m = self.match = self.views.match = self._new_match()
             else:
                 m.reset(self._seed())
