@@ -29,21 +29,18 @@ def test_the_first_player_chooses_the_ruleset_and_everyone_sees_it_live(browser,
         bob.join("Bob")
         tv.join(role="watch")
         for screen in (ann, bob, tv):
-            screen.wait_attr("rules", "classic")
-            _ov_has(screen, "Classic")
-        # only the chooser gets the choices; the others are told who chooses
-        assert ann.page.locator("#rsBox button").count() == len(rulesets.RULESETS)
-        assert bob.page.locator("#rsBox button").count() == 0
-        _ov_has(bob, "Ann chooses the game")
+            _ov_has(screen, "Classic: The duel as specified")
+        # only the chooser gets the choices
+        ann.wait_js(
+            "document.querySelectorAll('#ov [data-rs]').length === %d" % len(rulesets.RULESETS)
+        )
+        assert bob.page.locator("[data-rs]").count() == 0
         bob.ready()
         _ov_has(ann, "\u2713 ready")
         ann.shot("lobby-choice")
-        ann.tap("#rsBox button[data-rs=sight]")
+        ann.tap("[data-rs=sight]")
         for screen in (ann, bob, tv):
-            screen.wait_attr("rules", "sight")
-            screen.wait_attr("model", "sight")
-            _ov_has(screen, "Line of sight")
-            _ov_has(screen, "Walls block the view")
+            _ov_has(screen, "Line of sight: Walls block the view")
         # a choice asks both to confirm again
         assert "\u2713 ready" not in ann.text("#ov")
         tv.shot("lobby-chosen-spectator")
@@ -101,20 +98,19 @@ def test_every_shipped_ruleset_plays_end_to_end(browser, board):
             ann.join("Ann")
             bob.join("Bob")
             if rid != "classic":
-                ann.wait_attr("rules", "classic")
-                ann.tap("#rsBox button[data-rs=%s]" % rid)
+                _ov_has(ann, "Classic:")
+                ann.tap("[data-rs=%s]" % rid)
             for phone in (ann, bob):
-                phone.wait_attr("rules", rid)
+                _ov_has(phone, entry[1] + ":")
             ann.ready()
             bob.ready()
             ann.wait_attr("phase", "active", timeout=20_000)
             _play_to_a_win(ann, bob, host)
             if entry[13] > 1:  # a series: the score is on the result screen
                 for phone in (ann, bob):
-                    phone.wait_attr("series", "1-0")
                     phone.wait_js(
-                        "document.getElementById('series').textContent.includes('Series 1\u20130"
-                        " (best of %d)')" % entry[13]
+                        "document.getElementById('series').textContent === "
+                        "'Series: Ann 1 \u2013 0 Bob (best of %d)'" % entry[13]
                     )
                 ann.shot("series-%s" % rid)
         finally:
@@ -127,8 +123,7 @@ def test_a_board_that_fixes_its_ruleset_shows_it_fixed(browser, board):
     ann = browser.phone(host.url)
     try:
         ann.join("Ann")
-        ann.wait_attr("rules", "quick")
-        _ov_has(ann, "this board's game")
-        assert ann.page.locator("#rsBox button").count() == 0
+        _ov_has(ann, "Quick (fixed): 9x9")
+        assert ann.page.locator("[data-rs]").count() == 0
     finally:
         ann.close()
