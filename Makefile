@@ -118,8 +118,10 @@ STRESS_ARGS ?=
 stress: $(STAMP) ## floods, bursts and rate limits against the board image at the board heaps (~15 min) -> build/stress.json
 	$(PY) tools/stress.py $(STRESS_ARGS)
 
-fairness: $(STAMP) ## placement fairness figure over 1,000 seeds per preset
-	$(PY) tools/fairness.py 1000
+RULESET ?=
+BOTS ?= 51
+fairness: $(STAMP) ## per ruleset: placement fairness over 1,000 seeds, vision share, median bot match (RULESET=sight, BOTS=51)
+	$(PY) tools/fairness.py 1000 --bots $(BOTS) $(if $(RULESET),--ruleset $(RULESET))
 
 # --- Board: image, deploy, flashing (docs/hardware.md) ---------------------------------------
 # PORT    serial port: /dev/ttyUSB0, /dev/ttyACM0 (ESP32-S3 native USB), /dev/pts/N (virtual board)

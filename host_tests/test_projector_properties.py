@@ -1,8 +1,9 @@
 # Property tests (hypothesis, CPython) of the view projector:
-# - noninterference: changing anything a player may not see (the opponent's position or key
-#   while out of view, objects and cells outside the square, the seed, the opponent's compass
-#   hint and effect counters, start cells, clocks, the queue) leaves that player's records
-#   byte-identical; changing what it does see changes them;
+# - noninterference, for both visibility models (the square; line of sight, where "outside"
+#   means out of sight, docs/rules.md): changing anything a player may not see (the opponent's
+#   position or key while out of view, objects and cells outside what it sees, the seed,
+#   the opponent's compass hint and effect counters, start cells, clocks, the queue) leaves
+#   that player's records byte-identical; changing what it does see changes them;
 # - random states of every size reassemble, through the decoder, into exactly the reference
 #   projection, every record <= 512 bytes, and players never get an observer's members.
 import copy
@@ -14,7 +15,7 @@ from driver import every, new_match, play
 from game import rules
 from game.projector import OBSERVER, Projector
 from game.rules import RECORD_MAX
-from projector_model import chebyshev, check_view, radius, records
+from projector_model import check_view, records, sees
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRESETS = ("small", "classic", "large", "huge")
@@ -57,15 +58,23 @@ def _base(index):
     return copy.deepcopy(states[index % len(states)])
 
 
-def _inside(m, seat, cell):
-    return chebyshev(m, m.pos[seat], cell) <= radius(m, seat)
+def _sight(m, data):
+    """The line-of-sight ruleset's radii on m, half of the time."""
+    if data.draw(st.booleans()):
+        m.rules = (5, data.draw(st.sampled_from((5, 8, 9))), 10, 200, 1, 1)
 
 
 def hide_changes(data, m, seat):
     """Apply a random set of changes that seat may not see; returns their names."""
     other = 3 - seat
     n = m.width * m.height
-    outside = [c for c in range(n) if not _inside(m, seat, c)]
+    memo = {}
+    seen = [sees(m, seat, c, memo) for c in range(n)]
+
+    def _inside(m, seat, cell):
+        return seen[cell]
+
+    outside = [c for c in range(n) if not seen[c]]
     opp_hidden = m.exited[other] or not _inside(m, seat, m.pos[other])
     kinds = sorted(data.draw(st.sets(st.sampled_from(HIDDEN), min_size=1)))
     cell_out = st.sampled_from(outside) if outside else None
@@ -129,8 +138,9 @@ def hide_changes(data, m, seat):
 @given(st.integers(0, 10**6), st.sampled_from((1, 2)), st.data())
 def test_noninterference_hidden_changes_leave_records_identical(index, seat, data):
     m = _base(index)
+    _sight(m, data)
     if data.draw(st.booleans()):
-        m.vision[seat] = data.draw(st.integers(1, 10))  # radius 6 too
+        m.vision[seat] = data.draw(st.integers(1, 10))  # radius 6 (or the ruleset's) too
     proj = Projector()
     before = records(proj, m, seat)
     kinds = hide_changes(data, m, seat)
@@ -143,9 +153,14 @@ def test_noninterference_hidden_changes_leave_records_identical(index, seat, dat
 def test_visible_changes_change_records(index, seat, data):
     # The control for noninterference: what a player sees does reach its records.
     m = _base(index)
+    _sight(m, data)
     proj = Projector()
     before = records(proj, m, seat)
     n = m.width * m.height
+
+    def _inside(m, seat, cell):
+        return sees(m, seat, cell)
+
     other = 3 - seat
     change = data.draw(st.sampled_from(("own_pos", "own_key", "cell", "opp_in", "compass")))
     if change == "own_pos":
@@ -208,6 +223,9 @@ def _arrange(s):
 @given(STATE)
 def test_random_states_reassemble_into_the_projection(s):
     m = _arrange(s)
+    if s["index"] % 2:
+        # line of sight, at the square's radii and at larger ones
+        m.rules = (3, 6, 10, 200, 1, 1) if s["index"] % 4 == 1 else (5, 8, 10, 200, 1, 1)
     proj = Projector()
     for role in (1, 2, OBSERVER):
         check_view(proj, m, role)  # every record <= 512 bytes, decoder == reference model

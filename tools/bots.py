@@ -93,7 +93,8 @@ class FogOfWar:
 
     def see(self, view):
         """Remember what a complete view of this player shows."""
-        cells = view["cells"]
+        # (line of sight: a cell of the square out of sight comes as 0, not seen)
+        cells = {cell: flags for cell, flags in view["cells"].items() if flags}
         self.cells.update(cells)
         for key in [k for k, (_, cell) in self.things.items() if cell in cells]:
             del self.things[key]  # seen again: where it is now is in this view, or nowhere

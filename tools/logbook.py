@@ -11,7 +11,7 @@ import hashlib
 from binascii import hexlify
 
 from driver import new_match, play
-from game import rules
+from game import rules, rulesets
 from game.matchlog import Header
 from game.replay import Replay
 
@@ -105,6 +105,11 @@ def check(data):
         "format": data[4],
         "rules": head.rules,
         "params": dict(zip(names, head.params)),
+        "ruleset": rulesets.RULESETS[head.series[0]][0],
+        "series": {
+            "best_of": 2 * head.series[1] + 1,
+            "score_before": [head.series[2], head.series[3]],
+        },
         "match_no": head.match_no,
         "seed": _hex(head.seed),
         "engine_seed": engine_seed(head.seed),
@@ -157,9 +162,12 @@ class Writer:
     """Builds a log in memory the way the board does (header, then one entry per accepted
     command and per state change of the clock), for tests and benchmarks."""
 
-    def __init__(self, m, seed_bytes, names=("ann", "bob"), last_c=(0, 0), match_no=1):
+    def __init__(
+        self, m, seed_bytes, names=("ann", "bob"), last_c=(0, 0), match_no=1, series=(0, 0, 0, 0)
+    ):
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent, m.cooldown_ms)
         h = Header(params + (m.countdown_ms,), bytes(seed_bytes))
+        h.series = series  # (ruleset index, best of // 2, score of seat 1 and 2 before it)
         h.match_no = match_no
         h.last_c = [0, last_c[0], last_c[1]]
         h.players = ["", names[0], names[1]]
@@ -187,12 +195,19 @@ def seed_bytes_for(seed):
     )
 
 
-def driven_log(seed, preset="small", steps=400, finish=True):
+def driven_log(seed, preset="small", steps=400, finish=True, ruleset=None, score=(0, 0)):
     """A log of the seeded driver's match (tools/driver.py: refused, late and clock-only steps
     included): (the log's bytes, the driven Match). finish=False leaves it unfinished; a
-    match the driver did not finish is then ended by a forfeit of seat 1."""
-    m = new_match(seed, preset)
-    w = Writer(m, seed_bytes_for(seed))
+    match the driver did not finish is then ended by a forfeit of seat 1. ruleset: an index
+    of game.rulesets.RULESETS, played on its own maze (preset is then unused), score the
+    series score before it."""
+    if ruleset is None:
+        m = new_match(seed, preset)
+        w = Writer(m, seed_bytes_for(seed))
+    else:
+        entry = rulesets.RULESETS[ruleset]
+        m = rulesets.new_match(seed, entry)
+        w = Writer(m, seed_bytes_for(seed), series=(ruleset, entry[13] // 2) + tuple(score))
     seen = [0]
 
     def on_step(m, kind, seat, arg, t, code):

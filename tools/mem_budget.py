@@ -582,7 +582,7 @@ def _heap_of_steps(n, bits):
     return heap_spec(n * step if bits == 32 else "%dwK" % (n * step // 2048), bits)
 
 
-def bisect(image, moves, say, binary, romfs=None, hint=None):
+def bisect(image, moves, say, binary, romfs=None, hint=None, settings=None):
     """Smallest passing heap in the binary's steps (BISECT); returns (its -X heapsize value,
     results by value). With `hint` (the budget: expected to pass, and at most one step above
     the smallest heap) the first trials are the budget and the steps below it, so an image
@@ -596,7 +596,12 @@ def bisect(image, moves, say, binary, romfs=None, hint=None):
         spec, size = _heap_of_steps(n, bits)
         if spec not in results:
             say("heap %s ..." % heap_label(spec, size))
-            res = run_once(image, spec, moves, say, romfs=romfs, binary=binary)
+            if settings:
+                res = run_once(
+                    image, spec, moves, say, settings=settings, romfs=romfs, binary=binary
+                )
+            else:
+                res = run_once(image, spec, moves, say, romfs=romfs, binary=binary)
             say("heap %s: %s" % (heap_label(spec, size), describe(res)))
             if not res["ok"]:
                 for line in res["log_tail"][-6:]:
@@ -751,7 +756,16 @@ def main(argv=None):
         "a 64-bit binary); --heap and --budget write only when given",
     )
     parser.add_argument("--image", help="use this built image instead of building one")
+    parser.add_argument(
+        "--ruleset", help="the ruleset the board plays (settings.json's ruleset; default classic)"
+    )
+    parser.add_argument("--preset", help="the maze every ruleset plays (settings.json's preset)")
     args = parser.parse_args(argv)
+    extra = {}
+    if args.ruleset:
+        extra["ruleset"] = args.ruleset
+    if args.preset:
+        extra["preset"] = args.preset
 
     try:
         binary = resolve_binary(args.binary)
@@ -802,7 +816,9 @@ def main(argv=None):
         if args.heap or args.budget:
             heap = args.heap or budget_heap(binary.word_bits, args.romfs)
             spec, size = heap_spec(heap, binary.word_bits)
-            res = run_once(image, spec, args.moves, romfs=romfs, binary=binary)
+            res = run_once(
+                image, spec, args.moves, romfs=romfs, binary=binary, settings=extra or None
+            )
             print("heap %s: %s" % (heap_label(spec, size), describe(res)))
             if not res["ok"]:
                 print("\n".join("    | " + line for line in res["log_tail"]))
@@ -815,7 +831,9 @@ def main(argv=None):
             return 0 if res["ok"] else 1
         hint = budget_heap(binary.word_bits, args.romfs)
         try:
-            smallest, results = bisect(image, args.moves, print, binary, romfs=romfs, hint=hint)
+            smallest, results = bisect(
+                image, args.moves, print, binary, romfs=romfs, hint=hint, settings=extra or None
+            )
         except RunFailed as err:
             print("mem_budget: error: %s" % err, file=sys.stderr)
             return 1

@@ -14,7 +14,66 @@ def chebyshev(m, a, b):
 
 
 def radius(m, seat):
-    return 6 if m.vision[seat] > 0 else 3
+    return m.rules[1] if m.vision[seat] > 0 else m.rules[0]
+
+
+def sees(m, seat, cell, memo=None):
+    """Whether seat may see cell: in its square and, under line of sight, in sight. Written
+    again from docs/rules.md ("Line of sight"), apart from game/projector.py: the crossings of
+    the line with the grid's lines sorted by where they happen, and a recursion over the cells
+    the line passes through (memo: {cell: bool} for one seat and position)."""
+    here = m.pos[seat]
+    if chebyshev(m, here, cell) > radius(m, seat):
+        return False
+    if not m.rules[5] or m.vision[seat]:
+        return True  # the square; under line of sight, an eye shows it over the walls
+    return _in_sight(m.cells, m.width, here, cell, {} if memo is None else memo)
+
+
+def _in_sight(cells, w, here, cell, memo):
+    if cell == here:
+        return True
+    if cell in memo:
+        return memo[cell]
+    dx = cell % w - here % w
+    dy = cell // w - here // w
+    ax, ay = abs(dx), abs(dy)
+    sx = 1 if dx > 0 else -1
+    sy = w if dy > 0 else -w
+    side_x = 2 if dx > 0 else 8  # E or W
+    side_y = 4 if dy > 0 else 1  # S or N
+    # where the line crosses a column line / a row line, in units of 1 / (2 * ax * ay)
+    # (a straight line along a row or a column: its crossings one after another)
+    crossings = [((2 * i + 1) * (ay or 1), "x") for i in range(ax)]
+    crossings += [((2 * j + 1) * (ax or 1), "y") for j in range(ay)]
+    crossings.sort()
+    at = here
+    k = 0
+    result = True
+    while k < len(crossings):
+        corner = k + 1 < len(crossings) and crossings[k + 1][0] == crossings[k][0]
+        if corner:
+            b, c = at + sx, at + sy
+            seen_b = _in_sight(cells, w, here, b, memo)
+            seen_c = _in_sight(cells, w, here, c, memo)
+            round_x = cells[at] & side_x and seen_b and cells[b] & side_y
+            round_y = cells[at] & side_y and seen_c and cells[c] & side_x
+            if not (round_x or round_y):
+                result = False
+                break
+            at += sx + sy
+            k += 2
+        else:
+            if not cells[at] & (side_x if crossings[k][1] == "x" else side_y):
+                result = False
+                break
+            at += sx if crossings[k][1] == "x" else sy
+            k += 1
+        if at != cell and not _in_sight(cells, w, here, at, memo):
+            result = False
+            break
+    memo[cell] = result
+    return result
 
 
 def _seat(m, seat, with_time):
@@ -57,25 +116,25 @@ def expected_view(m, role):
             "win": m.winner,
         }
         return view
-    here = m.pos[role]
-    r = radius(m, role)
+    memo = {}
     view["objects"] = [
         (m.obj_kind[s], m.obj_owner[s], m.obj_variant[s], m.obj_cell[s])
         for s in slots
-        if m.obj_present[s] and chebyshev(m, m.obj_cell[s], here) <= r
+        if m.obj_present[s] and sees(m, role, m.obj_cell[s], memo)
     ]
     st = _seat(m, role, False)
     st["res"] = RESULT_NAMES[m.result]
     st["win"] = m.winner
     other = 3 - role
-    if not m.exited[other] and chebyshev(m, m.pos[other], here) <= r:
+    if not m.exited[other] and sees(m, role, m.pos[other], memo):
         st["opponent"] = {"p": m.pos[other], "k": m.inventory[other]}
     view["st"] = st
     return view
 
 
 def visible_cells(m, role):
-    """The cells role's view holds: all for an observer, else its square."""
+    """The cells role's view holds: all for an observer, else its square (under line of
+    sight, those out of sight with flags 0)."""
     if role == 0:
         return range(m.width * m.height)
     here = m.pos[role]
@@ -105,8 +164,11 @@ def check_view(proj, m, role):
     expected = None
     cells = view["cells"]
     count = 0
+    memo = {}
     for c in visible_cells(m, role):
-        assert cells.get(c) == m.cells[c], ("cells", c, cells.get(c), m.cells[c])
+        # line of sight: a cell of the square out of sight is sent as 0
+        want = m.cells[c] if role == 0 or sees(m, role, c, memo) else 0
+        assert cells.get(c) == want, ("cells", c, cells.get(c), want)
         count += 1
     assert len(cells) == count, ("cells", len(cells), count)
     return view

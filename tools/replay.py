@@ -36,6 +36,11 @@ def main(argv=None):
     p = report["params"]
     seats = report["seats"]
     print("log        %s (format %d, rules %d)" % (args.log, report["format"], report["rules"]))
+    sr = report["series"]
+    print(
+        "ruleset    %s, best of %d, series %d-%d before this match"
+        % (report["ruleset"], sr["best_of"], sr["score_before"][0], sr["score_before"][1])
+    )
     print(
         "match      %d: %dx%d, %d artifact pairs, braid %d%%, cooldown %d ms, countdown %d ms"
         % (

@@ -35,7 +35,6 @@ _EV_VISION = const(3)
 _EXITED = const(12)
 _EXIT_CLOSED = const(10)
 _FINISHED = const(3)
-_FINISH_WINDOW_MS = const(200)
 _MAX_ARTIFACT_PAIRS = const(4)
 _MAX_EVENTS = const(12)
 _MAX_SIDE = const(32)
@@ -49,13 +48,11 @@ _OK = const(0)
 _OUT_OF_ORDER = const(6)
 _PHASE = const(4)
 _QUEUE_FULL = const(3)
-_RADIUS_NORMAL = const(3)
-_RADIUS_VISION = const(6)
+_MAX_RADIUS = const(9)
 _RESULT_DRAW = const(2)
 _RESULT_FORFEIT = const(3)
 _RESULT_NONE = const(0)
 _RESULT_WIN = const(1)
-_VISION_MOVES = const(10)
 _WAITING = const(0)
 _WALL = const(8)
 
@@ -64,6 +61,13 @@ KEY_SLOT = (0, 0, 1)  # KEY_SLOT[owner]
 EXIT_SLOT = (0, 2, 3)
 COMPASS_SLOT = (0, 4, 5)
 FIRST_ARTIFACT_SLOT = 6
+
+# The numbers of a ruleset the engine plays (game.rulesets), one tuple: (radius, radius while
+# a vision effect lasts, moves a vision effect lasts, finish window ms, compasses 0/1, line
+# of sight 0/1); seed 000's are CLASSIC. Bounds: RULE_MAX (the vision radius is at least the
+# radius, the radius at least 1).
+CLASSIC = (3, 6, 10, 200, 1, 0)
+RULE_MAX = (_MAX_RADIUS, _MAX_RADIUS, 99, 5000, 1, 1)
 
 # tan(22.5 degrees) ~ 414/1000: the border between a straight and a diagonal bearing.
 _TAN_NUM = const(414)
@@ -101,6 +105,7 @@ class Match:
         countdown_ms=3000,
         artifact_pairs=2,
         braid_percent=40,
+        rules=CLASSIC,
     ):
         for name, value, low, high in (
             ("width", width, _MIN_SIDE, _MAX_SIDE),
@@ -112,12 +117,21 @@ class Match:
         ):
             if not _is_int(value) or not low <= value <= high:
                 raise ValueError("%s must be an int in %d..%d" % (name, low, high))
+        if type(rules) is not tuple or len(rules) != 6:
+            raise ValueError("rules must be a tuple of 6")
+        for i in range(6):
+            value = rules[i]
+            if not _is_int(value) or not (rules[0] if i == 1 else 0) <= value <= RULE_MAX[i]:
+                raise ValueError("rules must be ints in range")
+        if rules[0] < 1:
+            raise ValueError("rules must be ints in range")
         self.width = width
         self.height = height
         self.cooldown_ms = cooldown_ms
         self.countdown_ms = countdown_ms
         self.artifact_pairs = artifact_pairs
         self.braid_percent = braid_percent
+        self.rules = rules
         self.cells = bytearray(width * height)
         slots = FIRST_ARTIFACT_SLOT + 2 * artifact_pairs
         self.obj_kind = bytearray(slots)
@@ -171,6 +185,10 @@ class Match:
         start2 = mirror(start1, w * h)
         for i in range(len(self.obj_present)):
             self.obj_present[i] = 1
+        if not self.rules[4]:
+            # placed all the same (the maze and every other object as with compasses)
+            self.obj_present[COMPASS_SLOT[1]] = 0
+            self.obj_present[COMPASS_SLOT[2]] = 0
         self.start_cell[1] = start1
         self.start_cell[2] = start2
         self.pos[1] = start1
@@ -295,7 +313,7 @@ class Match:
 
     def radius(self, player):
         """The server-owned projection radius of a seat: 6 while a vision effect lasts."""
-        return _RADIUS_VISION if self.vision[player] else _RADIUS_NORMAL
+        return self.rules[1] if self.vision[player] else self.rules[0]
 
     def key_location(self, owner):
         """(cell, carrier): the key of owner lies on cell (carrier 0) or is carried by carrier
@@ -378,7 +396,7 @@ class Match:
         if (
             self.phase == _ACTIVE
             and self.first_out
-            and time_ms > self.exit_time[self.first_out] + _FINISH_WINDOW_MS
+            and time_ms > self.exit_time[self.first_out] + self.rules[3]
         ):
             self._finish(_RESULT_WIN, self.first_out)
 
@@ -416,7 +434,7 @@ class Match:
             if self.obj_present[slot] and self.obj_cell[slot] == dest:
                 if self.obj_kind[slot] == _OBJ_VISION:
                     self.obj_present[slot] = 0
-                    self.vision[player] = _VISION_MOVES
+                    self.vision[player] = self.rules[2]
                     self._emit(_EV_VISION, player, slot)
         # 3. An empty hand picks up the lowest-owner-numbered ground key here.
         if not self.inventory[player]:
@@ -441,8 +459,9 @@ class Match:
                 self._return_key(carried1, 1)
             if carried2:
                 self._return_key(carried2, 2)
-        # 5. The mover's own compass gives a bearing toward the mover's own exit.
-        if dest == self.obj_cell[COMPASS_SLOT[player]]:
+        # 5. The mover's own compass gives a bearing toward the mover's own exit (where the
+        # ruleset has compasses: else they are never on the ground).
+        if dest == self.obj_cell[COMPASS_SLOT[player]] and self.rules[4]:
             hint = bearing(dest, self.obj_cell[EXIT_SLOT[player]], w)
             self.compass[player] = hint
             self._emit(_EV_COMPASS, player, hint)

@@ -38,6 +38,9 @@ class Header:
         self.last_c = [0, 0, 0]  # each seat's client sequence when the match started
         self.token_hash = [b"", bytes(16), bytes(16)]  # of each seat's token (16 bytes)
         self.players = ["", "", ""]  # each seat's name
+        # (ruleset: its index in game.rulesets.RULESETS, best of N as N // 2, the series
+        # score of seat 1 and 2 before this match): all 0 for classic
+        self.series = (0, 0, 0, 0)
 
     @staticmethod
     def sum(buf, start, end, a, b):
@@ -87,6 +90,9 @@ class Header:
         buf[9] = braid
         place(buf, 10, 2, cooldown)
         place(buf, 12, 2, countdown)
+        series = self.series
+        buf[14] = series[0] << 4 | series[1]
+        buf[15] = series[2] << 4 | series[3]
         buf[16:32] = self.seed
         buf[32:64] = self.digest
         place(buf, 64, 2, self.match_no)

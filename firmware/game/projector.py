@@ -1,6 +1,7 @@
 # The view projector: the only way game state leaves the board, so the place where hidden
 # information stays hidden. A view is one role's projection of a Match (a player's square of
-# radius 3, or 6 under the vision effect, or everything for an observer), streamed as a
+# radius 3, or 6 under the vision effect, in classic; under line of sight only the cells of the
+# square in sight, the others sent as 0; or everything for an observer), streamed as a
 # sequence of JSON records of at most 512 bytes (docs/protocol.md).
 #
 #   proj = Projector()                   # Projector(headroom, gap): room for frame headers
@@ -38,6 +39,11 @@ _SLACK = const(16)  # bytes obs has past its records (the copies of record 0's e
 # past the last record)
 _GAP = const(4)  # bytes before record 0 in obs: room for the largest gap
 _PRE_MAX = const(96)  # the envelope up to "i": 93 bytes (10-digit sequences) at the most
+# Line of sight: a seat's mask of its square, (2 * 9 + 1) ** 2 cells at the largest radius.
+_SIGHT_R = const(9)  # game.rules.MAX_RADIUS
+_SIGHT_SIDE = const(19)
+_SIGHT_CELLS = const(361)  # (and 2 bytes more in a seat's mask: what it was made for)
+_SIGHT_MID = const(180)  # here: (9, 9)
 
 # Envelope: {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":I,"n":N
 _ENV_V = const(b'{"v":1,"t":"view","s":')  # v: PROTOCOL_VERSION (a test checks)
@@ -81,7 +87,9 @@ _S_PLAYERS = const(b'{"players":[')
 
 
 def visible(match, seat, cell):
-    """True when cell lies in seat's square: Chebyshev distance <= match.radius(seat)."""
+    """True when seat may see cell: inside its square (Chebyshev distance <= its radius) and,
+    under line of sight (match.rules[5]) without a vision effect, in sight (see sight()): an
+    eye shows the whole square of the vision radius, over the walls."""
     w = match.width
     if cell < 0 or cell >= w * match.height:
         return False
@@ -89,13 +97,89 @@ def visible(match, seat, cell):
     r = match.radius(seat)
     dx = cell % w - here % w
     dy = cell // w - here // w
-    return -r <= dx <= r and -r <= dy <= r
+    if not (-r <= dx <= r and -r <= dy <= r):
+        return False
+    if match.rules[5] and not match.vision[seat]:
+        mask = bytearray(_SIGHT_CELLS)  # (allocates: for events, not views)
+        sight(match.cells, w, here, r, mask)
+        return mask[(dy + _SIGHT_R) * _SIGHT_SIDE + dx + _SIGHT_R] == 1
+    return True
 
 
 def opponent_visible(match, seat):
-    """True when seat may see the other player: still in the maze and inside seat's square."""
+    """True when seat may see the other player: still in the maze and visible to seat."""
     other = 3 - seat
     return not match.exited[other] and visible(match, seat, match.pos[other])
+
+
+def sight(cells, w, here, r, mask):
+    """Line of sight (docs/rules.md, "Line of sight"): mask[(dy + 9) * 19 + dx + 9] = 1 for
+    every cell (dx, dy) from here, inside the square of radius r, that is in sight, 0 for the
+    rest of the square. A cell is in sight when the straight line from the centre of here to
+    its centre crosses only open walls and passes only through cells in sight; a line through
+    a corner of four cells goes round it on either side, if both walls of that side are open.
+    Cells are decided in order of Manhattan distance, so the cells a line passes through are
+    decided first; a wall is read from a cell in sight only (the flags of a cell out of sight
+    never count). Allocation-free; the square must lie inside the map."""
+    x0 = here % w
+    y0 = here // w
+    mask[_SIGHT_MID] = 1
+    for d in range(1, 2 * r + 1):
+        for dy in range(-r, r + 1):
+            ay = dy if dy >= 0 else -dy
+            ax = d - ay
+            if ax < 0 or ax > r:
+                continue
+            for dx in (ax, -ax) if ax else (0,):
+                x = x0 + dx
+                y = y0 + dy
+                at = (dy + _SIGHT_R) * _SIGHT_SIDE + dx + _SIGHT_R
+                mask[at] = 0
+                if x < 0 or y < 0 or x >= w or y * w + x >= len(cells):
+                    continue
+                # Walk the line from here toward (dx, dy); the end is in sight if it gets there.
+                c = here
+                sx = 1 if dx > 0 else -1
+                sy = w if dy > 0 else -w
+                bx = 2 if dx > 0 else 8  # the flag of the side crossed going along x (E or W)
+                by = 4 if dy > 0 else 1  # along y (S or N)
+                mx = sx  # the mask's steps
+                my = _SIGHT_SIDE if dy > 0 else -_SIGHT_SIDE
+                m = _SIGHT_MID
+                i = j = 0
+                while True:
+                    # the next crossings, scaled: of a column line at (2i+1)*ay, of a row line
+                    # at (2j+1)*ax
+                    ex = (2 * i + 1) * ay if i < ax else -1
+                    ey = (2 * j + 1) * ax if j < ay else -1
+                    if ey < 0 or (0 <= ex < ey):
+                        if not cells[c] & bx:
+                            break
+                        c += sx
+                        m += mx
+                        i += 1
+                    elif ex < 0 or ey < ex:
+                        if not cells[c] & by:
+                            break
+                        c += sy
+                        m += my
+                        j += 1
+                    else:
+                        # through the corner: round it along x then y, or along y then x
+                        if not (
+                            (cells[c] & bx and mask[m + mx] and cells[c + sx] & by)
+                            or (cells[c] & by and mask[m + my] and cells[c + sy] & bx)
+                        ):
+                            break
+                        c += sx + sy
+                        m += mx + my
+                        i += 1
+                        j += 1
+                    if i == ax and j == ay:
+                        mask[at] = 1
+                        break
+                    if not mask[m]:
+                        break
 
 
 class Projector:
@@ -133,7 +217,13 @@ class Projector:
         # [0 or 1 (valid), its square (lo * 1024 + hi), objects generation, digits of the
         # state sequence, phase, meetings, where the status starts, its bytes, count, bytes of
         # record 0 (a seat's)].
-        self._keys = ([0] * 10, [0] * 10, [0] * 10)
+        # [10]: the seat's cell (line of sight: the same square may show other cells).
+        self._keys = ([0] * 11, [0] * 11, [0] * 11)
+        # Line of sight: each seat's mask of its square (made by its first such view), its
+        # last two bytes what it was made for (cell * 16 + radius + 1, 0: nothing); _mask: the
+        # view's, or None.
+        self._sights = [None, None, None]
+        self._mask = None
         # The objects' generation: +1 whenever the match's obj_present or obj_cell differ
         # from the copies kept here.
         self._gen = 0
@@ -154,7 +244,7 @@ class Projector:
         self._pre_len = 0
         self._st_len = 0
         self._objs_len = 0
-        self._sq = [0, 0, 0, 0]  # lo, hi, x0, x1
+        self._sq = [0, 0, 0, 0, 0]  # lo, hi, x0, x1, the seat's cell
         self._runs = [0, 0, 0, 0]  # first, step, rlen, count
         # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
@@ -163,7 +253,35 @@ class Projector:
     # ---- the gateway's API ----------------------------------------------------------------
 
     def visible(self, match, seat, cell):
-        return visible(match, seat, cell)
+        """visible(), with the seat's mask of this projector under line of sight (made or
+        brought up to date here: allocation-free once made)."""
+        if not match.rules[5] or match.vision[seat]:
+            return visible(match, seat, cell)
+        w = match.width
+        here = match.pos[seat]
+        r = match.radius(seat)
+        dx = cell % w - here % w
+        dy = cell // w - here // w
+        if cell < 0 or cell >= w * match.height or not (-r <= dx <= r and -r <= dy <= r):
+            return False
+        self._cells = match.cells
+        if self._cut != self._cells:
+            self._load_maze(self._cells)
+        return (
+            self._sight(match, seat, here, r)[(dy + _SIGHT_R) * _SIGHT_SIDE + dx + _SIGHT_R] == 1
+        )
+
+    def _sight(self, match, seat, here, r):
+        # seat's mask of its square at here and radius r, made again only when they changed
+        mask = self._sights[seat]
+        if mask is None:
+            mask = self._sights[seat] = bytearray(_SIGHT_CELLS + 2)
+        made = here * 16 + r + 1
+        if mask[_SIGHT_CELLS] != made & 255 or mask[_SIGHT_CELLS + 1] != made >> 8:
+            sight(match.cells, match.width, here, r, mask)
+            mask[_SIGHT_CELLS] = made & 255
+            mask[_SIGHT_CELLS + 1] = made >> 8
+        return mask
 
     def opponent_visible(self, match, seat):
         return opponent_visible(match, seat)
@@ -189,9 +307,13 @@ class Projector:
             self._gen = (self._gen + 1) & 0xFFFF
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
+        self._mask = None
+        sq = self._sq
         if role:
-            here = match.pos[role]
+            here = sq[4] = match.pos[role]
             r = match.radius(role)
+            if match.rules[5] and not match.vision[role]:
+                self._mask = self._sight(match, role, here, r)
             hx = here % w
             hy = here // w
             x0 = hx - r if hx > r else 0
@@ -205,7 +327,6 @@ class Projector:
             x1 = w - 1
             y1 = h - 1
             b = self.obs
-        sq = self._sq
         sq[0] = lo = y0 * w + x0
         sq[1] = hi = y1 * w + x1
         sq[2] = x0
@@ -222,6 +343,7 @@ class Projector:
             and key[3] == ndigits(seq)
             and key[4] == match.phase
             and key[5] == match.meeting_seq
+            and key[10] == (sq[4] if self._mask else -1)
         ):
             at = key[6]
             if self._status(b, at, match, role) - at == key[7]:
@@ -302,6 +424,7 @@ class Projector:
         key[3] = ndigits(match.state_seq)
         key[4] = match.phase
         key[5] = match.meeting_seq
+        key[10] = sq[4] if self._mask else -1
         key[6] = at + self._pre_len + 13  # after i, n, ,"st":
         key[7] = self._st_len
         key[8] = count
@@ -320,6 +443,9 @@ class Projector:
         self._cut[0 : len(self._cut)] = cells
         for key in self._keys:
             key[0] = 0
+        for mask in self._sights:
+            if mask:
+                mask[_SIGHT_CELLS] = mask[_SIGHT_CELLS + 1] = 0
         hexd = b"0123456789abcdef"
         out = self._hex
         for c in range(n):
@@ -354,7 +480,7 @@ class Projector:
         self._st_len = q - p
         # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
         # slot order (nothing when there are none).
-        lo, hi, x0, x1 = self._sq
+        lo, hi, x0, x1, _ = self._sq
         present = match.obj_present
         cell_of = match.obj_cell
         w = self._w
@@ -364,6 +490,8 @@ class Projector:
                 continue
             cell = cell_of[slot]
             if cell < lo or cell > hi or not x0 <= cell % w <= x1:
+                continue
+            if self._mask and not self._seen(cell):
                 continue
             kind = match.obj_kind[slot]
             owner = match.obj_owner[slot]
@@ -411,10 +539,15 @@ class Projector:
         p = put_int(b, p + 8, match.winner)
         if role:
             # The opponent: while in the maze and in the square (the test of visible()).
-            lo, hi, x0, x1 = self._sq
+            lo, hi, x0, x1, _ = self._sq
             other = 3 - role
             there = match.pos[other]
-            if not match.exited[other] and lo <= there <= hi and x0 <= there % self._w <= x1:
+            if (
+                not match.exited[other]
+                and lo <= there <= hi
+                and x0 <= there % self._w <= x1
+                and (self._mask is None or self._seen(there))
+            ):
                 b[p : p + 17] = _S_OPP
                 p = put_int(b, p + 17, there)
                 b[p : p + 5] = _S_K
@@ -455,6 +588,14 @@ class Projector:
         b[p + 6] = 48 + xo
         b[p + 13] = 48 + xd
         return p + 14
+
+    def _seen(self, cell):
+        # cell (inside the view's square) is in sight in the view's mask
+        w = self._w
+        here = self._sq[4]
+        return self._mask[
+            (cell // w - here // w + _SIGHT_R) * _SIGHT_SIDE + cell % w - here % w + _SIGHT_R
+        ]
 
     # ---- planning and writing ---------------------------------------------------------------
 
@@ -598,6 +739,12 @@ class Projector:
             cut[a + n :] = b""
             cut[0:a] = b""
             b[p : p + n] = cut
+            if self._mask:
+                # line of sight: a cell of the square out of sight is sent as 0 (no real cell
+                # has no open side)
+                for c in range(a, a + n):
+                    if not self._seen(c):
+                        b[p + c - a] = 48
             p += n
             run += 1
             if run > run_end or (run == run_end and off_end == 0):

@@ -8,6 +8,7 @@ from game.compat import const
 from game.engine import Match
 from game.matchlog import Header
 from game.rules import CMD_DROP, CMD_MOVE, FINISHED, OK
+from game.rulesets import RULESETS
 
 _NAME = const(48)  # bytes of a name in the header
 _FORMAT = const(1)  # the header's format version
@@ -86,6 +87,9 @@ class Replay:
             bytes(buf[16:32]),
         )
         h.rules = buf[5]
+        h.series = (buf[14] >> 4, buf[14] & 15, buf[15] >> 4, buf[15] & 15)
+        if h.series[0] >= len(RULESETS):
+            raise ValueError("bad log header")
         h.digest = bytes(buf[32:64])
         h.match_no = Replay.uint(buf, 64, 2)
         for seat in (1, 2):
@@ -102,7 +106,9 @@ class Replay:
         seed = (s[0] & 0x3F) << 24 | s[1] << 16 | s[2] << 8 | s[3]
         if match is None:
             w, h, pairs, braid, cooldown, countdown = header.params
-            match = Match(seed, w, h, cooldown, countdown, pairs, braid)
+            rs = RULESETS[header.series[0]]  # the ruleset's numbers, by its index
+            rules = (rs[6], rs[7], rs[8], rs[11], rs[10], rs[14])
+            match = Match(seed, w, h, cooldown, countdown, pairs, braid, rules)
         else:
             match.reset(seed)
         self.match = match

@@ -106,6 +106,7 @@ QUEUE_DEPTH = const(16)  # command FIFO entries
 RADIUS_NORMAL = const(3)  # player projection radius
 RADIUS_VISION = const(6)  # radius while a vision effect lasts
 VISION_MOVES = const(10)  # effect counter set by an artifact
+MAX_RADIUS = const(9)  # the largest radius a ruleset may give (one digit in a view's status)
 FINISH_WINDOW_MS = const(200)  # second exit inside this window is a draw
 MAX_EVENTS = const(12)  # events one process()/advance() can emit (worst case is 10)
 MIN_SIDE = const(5)

@@ -27,6 +27,7 @@ READY = const(4)
 LEAVE = const(5)
 PING = const(6)
 SYNC = const(7)
+RULES = const(8)  # the lobby's choice of ruleset (name: its id)
 
 ROLE_PLAY = const(1)
 ROLE_WATCH = const(2)
@@ -72,6 +73,7 @@ INTENTS = (
     ("leave", LEAVE),
     ("ping", PING),
     ("sync", SYNC),
+    ("rules", RULES),
 )
 
 _HEX = "0123456789abcdef"
@@ -178,6 +180,11 @@ def parse(payload):
             if DIR_NAMES[direction] == d:
                 return Intent(MOVE, c, direction=direction)
         return error(BAD_VALUE, c)
+    if kind == RULES:
+        rid = msg.get("id")
+        if type(rid) is not str or not rid or len(rid) > 16:
+            return error(BAD_VALUE, c)
+        return Intent(RULES, c, name=rid)
     return Intent(kind, c)
 
 

@@ -48,6 +48,7 @@ class Journal:
         self.size = keep  # match logs kept on flash: older ones are deleted
         self.log = log
         self.seed = None  # the current match's seed (16 bytes) ...
+        self.series = (0, 0, 0, 0)  # its ruleset and series score (game.matchlog.Header)
         self.digest = None  # ... and its commitment (sha256 of the header's first 32 bytes)
         self.done = False  # the current match has ended: its seed may be shown
         self.path = None  # the log folder; None: nothing on flash (host tests)
@@ -86,6 +87,7 @@ class Journal:
         m = host.match
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
         h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed)
+        h.series = self.series  # net.match_host sets it with the seed (committed to)
         if self.digest is None:  # the commitment covers neither itself nor the seats
             self.digest = sha256(h.write(bytearray(208))[:32]).digest()
         h.digest = self.digest

@@ -9,15 +9,17 @@
 # call that changed the state. Every message is built once (net.messages), framed once
 # (net.frames), and the same bytes are posted to every session entitled to it.
 #
-# Lifecycle: WAITING (seats fill, each player says ready) -> COUNTDOWN -> ACTIVE -> FINISHED
-# (win, draw or forfeit) -> both ask for a rematch -> a new seed, straight into COUNTDOWN.
+# Lifecycle: WAITING (seats fill, the first seated player may choose the ruleset, each player
+# says ready) -> COUNTDOWN -> ACTIVE -> FINISHED (win, draw or forfeit) -> both ask for a
+# rematch -> a new seed, straight into COUNTDOWN. A ruleset of best of N makes the matches a
+# series: the score is carried across rematches until one seat has won N // 2 + 1; then the
+# next rematch starts a new series (with the ruleset chosen meanwhile, if any).
 import gc
 import os
 
-from game import rules
+from game import rules, rulesets
 from game.compat import const
-from game.engine import Match
-from game.projector import OBSERVER, visible
+from game.projector import OBSERVER
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import frame
@@ -60,18 +62,6 @@ _TO_ALL = const(7)
 _TO_OBS = const(4)
 
 
-def match_parameters(settings):
-    """(width, height, artifact pairs, braid percent, cooldown ms, countdown ms) of the
-    settings' preset; cooldown_ms / countdown_ms in the settings replace the preset's own."""
-    entry = rules.preset(settings.preset) or rules.preset(rules.DEFAULT_PRESET)
-    _, width, height, pairs, braid, cooldown, countdown = entry
-    if settings.cooldown_ms is not None:
-        cooldown = settings.cooldown_ms
-    if settings.countdown_ms is not None:
-        countdown = settings.countdown_ms
-    return width, height, pairs, braid, cooldown, countdown
-
-
 class MatchHost:
     """Seats, observers and the one authoritative match. All methods are synchronous: the
     gateway calls them between awaits, so the match never changes under a half-done call."""
@@ -80,15 +70,28 @@ class MatchHost:
         self.log = log
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
-        width, height, pairs, braid, cooldown, countdown = match_parameters(settings)
         # the match log and the seed commitment (net/journal.py); paused: a match resumed
         # after a restart waits for both players, its clock stopped
         self.journal = Journal(getattr(settings, "log_keep", 8), log)
         self.paused = False
-        self.match = Match(self._seed(), width, height, cooldown, countdown, pairs, braid)
+        # The ruleset (game.rulesets): the one settings.json names (fixed), or classic, which
+        # the lobby may change; and what settings.json fixes for every ruleset (None: the
+        # ruleset's own).
+        name = getattr(settings, "ruleset", None)
+        self.ruleset = rulesets.find(name or rulesets.DEFAULT)[0]
+        self.fixed = name is not None
+        self._fix = (
+            getattr(settings, "preset", None),
+            getattr(settings, "cooldown_ms", None),
+            getattr(settings, "countdown_ms", None),
+            getattr(settings, "reconnect_grace_ms", None),
+        )
+        self.score = [0, 0, 0]  # wins per seat while both seats stay held ([0]: draws)
+        self.trail = b""  # (made with the match: its size)
+        self.match = self._new_match()
         self.views = ViewPublisher(self.match)
         self.max_observers = settings.max_observers
-        self.grace_ms = settings.reconnect_grace_ms
+        self.chooser = 0  # the first seated player (of those seated now), who may choose
         self.idle_ms = settings.idle_timeout_ms
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
@@ -96,12 +99,9 @@ class MatchHost:
         # tells a board restart from a reconnect (its own random bits: _seed() would start
         # a new match's seed in the journal, and the match's seed is secret until its end)
         self.boot = int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
-        # per seat, this match: accepted moves, and the cells stood on (seat 1's bitset, then
-        # seat 2's) for the end of the match
+        # per seat, this match: accepted moves (and the cells stood on: trail, made with the
+        # match) for the end of the match
         self.moves = [0, 0, 0]
-        self.trail = bytearray(2 * ((width * height + 7) >> 3))
-        self.reveal = messages.maze_buffers(width * height)  # the end's frames, made now
-        self.score = [0, 0, 0]  # wins per seat while both seats stay held ([0]: draws)
         self._ms = 0  # match milliseconds since the countdown began
         self._ticks = ticks_ms()
 
@@ -119,7 +119,37 @@ class MatchHost:
         return self._ms
 
     def _seed(self):
+        # the ruleset and the series score so far go in the match's log header, committed to
+        # with the seed (net/journal.py)
+        self.journal.series = (
+            rulesets.RULESETS.index(self.ruleset),
+            self.ruleset[13] // 2,
+            self.score[1],
+            self.score[2],
+        )
         return self.journal.pick()  # 16 random bytes, committed to; 30 bits reach the engine
+
+    def _new_match(self):
+        """A match of the ruleset chosen (with what settings.json fixes); its grace too."""
+        fix = self._fix
+        entry = self._built = self.ruleset
+        self.grace_ms = entry[12] if fix[3] is None else fix[3]
+        m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2])
+        # the end of a match's buffers, for this maze's size: the cells stood on (seat 1's
+        # bitset, then seat 2's) and the reveal's frames (made now, not at the end)
+        n = m.width * m.height
+        if len(self.trail) != 2 * ((n + 7) >> 3):
+            self.trail = self.reveal = None
+            gc.collect()
+            self.trail = bytearray(2 * ((n + 7) >> 3))
+            self.reveal = messages.maze_buffers(n)
+        return m
+
+    def series_over(self):
+        """True when a seat has won the series of a best-of-N ruleset (single matches make
+        no series: their score runs on while both seats stay held)."""
+        need = self.ruleset[13] // 2 + 1
+        return need > 1 and (self.score[1] >= need or self.score[2] >= need)
 
     # ---- who is who -------------------------------------------------------------------------
 
@@ -153,6 +183,8 @@ class MatchHost:
         elif kind == intents.SYNC:
             # A client that lost a record asks for the whole current view again.
             self.views.resync(session)
+        elif kind == intents.RULES:
+            self._choose(session, role, intent)
         elif role == OBSERVER:
             if kind == intents.LEAVE:
                 session.kill(_CLOSE_NORMAL, "left")
@@ -175,6 +207,7 @@ class MatchHost:
             self.observers.append(session)
             self.views.attach(session, OBSERVER)
             session.post(frame(messages.welcome_observer(self)))
+            session.post(frame(self._rules_text()))
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:
             seat = self._seat_for(intent.token)
@@ -192,6 +225,7 @@ class MatchHost:
                 seat.name = intent.name
             text = messages.welcome_player(self, seat, True)
             session.post(frame(self.journal.welcome(seat, text)))
+            session.post(frame(self._rules_text()))
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
             seat = None
@@ -203,14 +237,75 @@ class MatchHost:
                 self._refuse_full(session)
                 return
             seat.take(intent.name)
+            self.score[1] = self.score[2] = 0  # a new player: a new series
+            if not self.chooser:
+                self.chooser = seat.number
+                self._send(_TO_ALL, self._rules_text())
             self._bind(session, seat)
             session.post(frame(messages.welcome_player(self, seat, False)))
+            session.post(frame(self._rules_text()))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         if self.match.phase == _FINISHED:
             self._end(session)  # the figures and the maze, then the seed (attach)
         self.journal.attach(self, session)
         self._room()
         self._maybe_start()
+
+    # ---- the ruleset ------------------------------------------------------------------------
+
+    def _rules_text(self):
+        entry = self.ruleset
+        fix = self._fix
+        maze = rulesets.preset(fix[0]) or rulesets.preset(entry[3])
+        return messages.rules_line(
+            entry,
+            (
+                maze[1],
+                maze[2],
+                entry[4] if fix[1] is None else fix[1],
+                entry[5] if fix[2] is None else fix[2],
+                entry[12] if fix[3] is None else fix[3],
+                self.fixed,
+                0 if self.fixed else self.chooser,
+            ),
+        )
+
+    def _choose(self, session, role, intent):
+        """The lobby's choice of ruleset: by the first seated player, before the match (or
+        the next series) starts. Refusals: NOT_PLAYER (an observer), RULES_FIXED, NOT_CHOOSER,
+        PHASE, UNKNOWN_RULESET; none changes anything."""
+        c = intent.c
+        if role == OBSERVER:
+            code = rules.CODE_NAMES[rules.NOT_PLAYER]
+        elif self.fixed:
+            code = "RULES_FIXED"
+        elif role != self.chooser:
+            code = "NOT_CHOOSER"
+        elif not (
+            self.match.phase == _WAITING
+            or (self.match.phase == _FINISHED and (self.ruleset[13] == 1 or self.series_over()))
+        ):
+            # a match or a series runs: the choice is for before the next one
+            code = rules.CODE_NAMES[rules.PHASE]
+        else:
+            entry, code = rulesets.find(intent.name)
+        if code is not None:
+            self._err(session, c, code)
+            return
+        session.post(frame(messages.ack(c)))
+        if entry is self.ruleset:
+            return
+        self.ruleset = entry
+        # both confirm again: what they said ready to was another game
+        self.seats[1].want = False
+        self.seats[2].want = False
+        if self.match.phase == _WAITING:
+            self.match = self.views.match = self._new_match()
+            gc.collect()
+            self.views.changed()
+        self.log("game: ruleset %s chosen" % entry[0])
+        self._send(_TO_ALL, self._rules_text())
+        self._room()
 
     def _refuse_full(self, session):
         self._err(session, -1, intents.ROOM_FULL)
@@ -336,6 +431,10 @@ class MatchHost:
             self.log("game: seat %d forfeits" % seat.number)
         seat.free()
         self.score = [0, 0, 0]
+        if self.chooser == seat.number:
+            other = self.seats[3 - seat.number]
+            self.chooser = other.number if other.token is not None else 0
+            self._send(_TO_ALL, self._rules_text())
         self.log("game: seat %d free" % seat.number)
         self._room()
 
@@ -346,7 +445,13 @@ class MatchHost:
             return
         m = self.match
         if m.phase == _FINISHED:
-            m.reset(self._seed())
+            if self.series_over():
+                self.score[1] = self.score[2] = 0  # a new series
+            if self._built is not self.ruleset:
+                self.score = [0, 0, 0]  # another ruleset: another series
+                m = self.match = self.views.match = self._new_match()
+            else:
+                m.reset(self._seed())
             self.match_no += 1
             gc.collect()  # the maze generation's temporaries
         if m.phase != _WAITING:
@@ -439,7 +544,7 @@ class MatchHost:
         """The seat itself, the observers, and the other seat if cell lies in its square."""
         other = 3 - seat
         mask = _TO_OBS | seat
-        if not self.match.exited[other] and visible(self.match, other, cell):
+        if not self.match.exited[other] and self.views.proj.visible(self.match, other, cell):
             mask |= other
         return mask
 
@@ -451,7 +556,8 @@ class MatchHost:
 
     def match_summary(self):
         m = self.match
-        return "%dx%d maze, cooldown %d ms, countdown %d ms, %d observers max" % (
+        return "%s: %dx%d maze, cooldown %d ms, countdown %d ms, %d observers max" % (
+            self.ruleset[0],
             m.width,
             m.height,
             m.cooldown_ms,
@@ -471,9 +577,11 @@ class MatchHost:
             if self.seats[number].token is not None:
                 held += 1
         return (
-            '"phase":"%s","match":%d,"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
+            '"phase":"%s","ruleset":"%s","match":%d,"players":%d,"seats":%d,"max_observers":%d,'
+            '"observers":%d'
             % (
                 rules.PHASE_NAMES[self.match.phase],
+                self.ruleset[0],
                 self.match_no,
                 present,
                 held,

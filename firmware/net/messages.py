@@ -6,6 +6,7 @@ import json
 
 from game import rules
 from game.compat import const
+from game.rulesets import RULESETS
 from net.frames import put_header
 
 # game.rules' numbers, as private consts (inlined by the compiler; checked by
@@ -94,9 +95,45 @@ def welcome_player(host, seat, resumed):
     )
 
 
+def rules_line(entry, nums):
+    """The ruleset the next match plays and its client-safe summary (no seed, nothing hidden):
+    entry (game.rulesets), and nums: the numbers a board's settings may fix for every ruleset
+    (width, height, cooldown, countdown, grace), whether settings fix the ruleset, and who may
+    choose another (a seat, 0 nobody); the choices are every ruleset, none when fixed."""
+    fixed = nums[5]
+    return (
+        '{"t":"rules","fixed":%s,"by":%d,"rs":{"id":"%s","label":"%s","desc":"%s","w":%d,'
+        '"h":%d,"cool":%d,"cd":%d,"rad":%d,"vrad":%d,"vm":%d,"art":%d,"cp":%d,"fw":%d,'
+        '"grace":%d,"bo":%d,"vis":"%s"},"ids":[%s],"labels":[%s]}'
+        % (
+            _bool(fixed),
+            nums[6],
+            entry[0],
+            entry[1],
+            entry[2],
+            nums[0],
+            nums[1],
+            nums[2],
+            nums[3],
+            entry[6],
+            entry[7],
+            entry[8],
+            entry[9],
+            entry[10],
+            entry[11],
+            nums[4],
+            entry[13],
+            "sight" if entry[14] else "square",
+            "" if fixed else ",".join('"%s"' % e[0] for e in RULESETS),
+            "" if fixed else ",".join('"%s"' % e[1] for e in RULESETS),
+        )
+    )
+
+
 def room(host):
     """The public lobby line: names, presence and ready flags of both seats (net.seats.Seat),
-    the ms left of an away player's grace period, the phase, the observers, the series score."""
+    the ms left of an away player's grace period, the phase, the observers, the series score, the
+    ruleset's id."""
     parts = ["null", "null"]
     now = host.ticks_ms()
     for number in (1, 2):
@@ -111,15 +148,19 @@ def room(host):
             if seat.session is None:
                 text += ',"left":%d' % max(0, host.grace_ms - host.ticks_diff(now, seat.gone_at))
             parts[number - 1] = text + "}"
-    return '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d,"sc":[%d,%d]}' % (
-        host.match_no,
-        rules.PHASE_NAMES[host.match.phase],
-        parts[0],
-        parts[1],
-        len(host.observers),
-        host.max_observers,
-        host.score[1],
-        host.score[2],
+    return (
+        '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d,"sc":[%d,%d],"rs":"%s"}'
+        % (
+            host.match_no,
+            rules.PHASE_NAMES[host.match.phase],
+            parts[0],
+            parts[1],
+            len(host.observers),
+            host.max_observers,
+            host.score[1],
+            host.score[2],
+            host.ruleset[0],
+        )
     )
 
 

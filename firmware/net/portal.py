@@ -120,7 +120,7 @@ def add_status_route(app, board):
             % (
                 game.status(),
                 json.dumps(board.config.ssid),
-                json.dumps(board.config.preset),
+                json.dumps(board.config.preset or game.host.ruleset[3]),
                 time.ticks_diff(time.ticks_ms(), board.started),
                 stations,
                 board.dns.answered,

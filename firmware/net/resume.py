@@ -8,6 +8,7 @@ from binascii import hexlify
 from game.compat import const
 from game.matchlog import Header
 from game.replay import Replay
+from game.rulesets import RULESETS
 
 _GROUP = const(14)  # entries a tail file holds (net.journal)
 _CHECK = const(5)  # entry kinds (game.matchlog)
@@ -81,12 +82,21 @@ def rebuild(host, folder, n):
                 return 0
     fresh = "%s/match-%d.new" % (folder, n)
     _remove(fresh)
-    m = host.match
     with open(main, "rb") as f:
         raw = f.read(208)
         head = Replay.head(raw)
+        # the match's ruleset and series score, from its header (unless settings.json now
+        # fixes another ruleset: then the match is abandoned below)
+        entry = RULESETS[head.series[0]]
+        if entry is not host.ruleset and not host.fixed:
+            host.ruleset = entry
+            host.match = host.views.match = host._new_match()
+        host.score[1] = head.series[2]
+        host.score[2] = head.series[3]
+        m = host.match
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent, m.cooldown_ms)
         same = head.params == params + (m.countdown_ms,)  # else other settings: abandoned
+        same = same and entry is host.ruleset
         rep = Replay(head, m if same else None)
         out = open(fresh, "ab")
         out.write(raw)
@@ -132,6 +142,7 @@ def rebuild(host, folder, n):
         return 0
     j.seed = head.seed
     j.digest = head.digest
+    j.series = head.series
     j.done = False
     j.opened = j.used = n
     j.index = count

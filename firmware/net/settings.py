@@ -9,7 +9,8 @@ import errno
 import json
 
 from game.compat import const
-from game.rules import DEFAULT_PRESET, PRESETS
+from game.rules import PRESETS
+from game.rulesets import DEFAULT, RULESETS, UNKNOWN
 
 SETTINGS_FILE = "settings.json"
 DEFAULT_PASSWORD = "mazeduel"  # printed in docs/captive-portal.md; change it in settings.json
@@ -18,6 +19,7 @@ _MAX_FILE_BYTES = const(2048)  # a full settings file is ~400 bytes: more is a m
 
 # The rules presets' names (game.rules.PRESETS owns what each one means).
 PRESET_NAMES = tuple(entry[0] for entry in PRESETS)
+RULESET_IDS = tuple(entry[0] for entry in RULESETS)
 
 # Kinds of check; lo/hi meaning depends on the kind.
 _INT = const(0)  # whole number in lo..hi (true/false is not a number)
@@ -27,19 +29,21 @@ _CHOICE = const(3)  # one of the strings in lo
 
 # The one table of fields: (name, default, kind, lo, hi). Output (pairs(), problems) always
 # follows this order, never a dict's order. The SSID's default is derived at load time (from
-# the MAC); cooldown_ms and countdown_ms default to None: the preset's own values.
+# the MAC); ruleset defaults to None: chosen in the lobby (a ruleset named here is fixed);
+# preset, cooldown_ms, countdown_ms and reconnect_grace_ms default to None: the ruleset's own.
 FIELDS = (
     ("ssid", None, _TEXT, 1, 32),  # 802.11 limit: 32 bytes
     ("password", DEFAULT_PASSWORD, _PASSPHRASE, 8, 63),  # WPA2 needs 8..63 characters
     ("channel", 6, _INT, 1, 13),  # 2.4 GHz channels allowed in most of the world
     ("max_clients", 8, _INT, 1, 10),  # stations the AP accepts; 10 is the ESP32 IDF cap
-    ("preset", DEFAULT_PRESET, _CHOICE, PRESET_NAMES, None),
+    ("ruleset", None, _CHOICE, RULESET_IDS, None),
+    ("preset", None, _CHOICE, PRESET_NAMES, None),
     ("cooldown_ms", None, _INT, 100, 2000),  # minimum time between two moves of one player
     ("countdown_ms", None, _INT, 0, 10000),  # "3, 2, 1" before a match starts
     ("max_observers", 4, _INT, 0, 8),  # spectators beside the two players
     ("http_port", 80, _INT, 1, 65535),
     ("dns_port", 53, _INT, 1, 65535),
-    ("reconnect_grace_ms", 30000, _INT, 0, 300000),  # a dropped player may come back this long
+    ("reconnect_grace_ms", None, _INT, 0, 300000),  # a dropped player may come back this long
     ("idle_timeout_ms", 20000, _INT, 2000, 300000),  # silence after which a client is gone
     # 0: off. Otherwise a hardware watchdog resets the board when its game loop has not run
     # for this long (docs/hardware.md: with it on, stopping the program at the REPL resets too)
@@ -103,6 +107,10 @@ def update_settings(settings, changes, source="change", problems=None):
             if reason is None:
                 setattr(settings, name, value)
             else:
+                if name == "ruleset":
+                    # fail closed: a board meant to play one ruleset plays classic, fixed
+                    reason = UNKNOWN + ": " + reason
+                    settings.ruleset = DEFAULT
                 problems.append(
                     "%s: %s: %s; %s" % (source, name, reason, _fallback(settings, name))
                 )
@@ -165,7 +173,7 @@ def _fallback(settings, name):
         return "keeping the password set before"
     value = getattr(settings, name)
     if value is None:
-        return "using the preset's value"
+        return "using the ruleset's value"
     return "using %s" % _show(value)
 
 

@@ -85,6 +85,8 @@ def board(upy_binary, tmp_path):
             started.remove(restart)
             assert restart.alive(), "the board died:\n" + restart.log()
             stop_host_board(restart)
+        # None: leave the field out (the ruleset's own value)
+        settings = {k: v for k, v in settings.items() if v is not None}
         workdir = tmp_path / ("board%d" % len(list(tmp_path.iterdir())))
         workdir.mkdir()
         host = start_host_board(upy_binary, workdir, json.dumps(settings), http_port=port)

@@ -190,3 +190,27 @@ def test_a_torn_or_garbage_tail_is_dropped_never_replayed():
     report = check(garbage)
     assert report["entries"] == entries - 2 and report["dropped_bytes"] == 16
     assert report["problem"] is None  # dropped, not replayed as garbage
+
+
+def test_a_log_names_its_ruleset_and_series_and_replays_in_it():
+    from game import rulesets
+
+    for index in range(len(rulesets.RULESETS)):
+        entry = rulesets.RULESETS[index]
+        data, m = driven_log(5 + index, ruleset=index, score=(1, 0), steps=300)
+        head, entries, dropped = read(data)
+        assert head.series == (index, entry[13] // 2, 1, 0)
+        rep = Replay(head)
+        for e in entries:
+            assert rep.take(e), (entry[0], rep.reason)
+        assert rep.match.rules == m.rules and rep.match.digest() == m.digest(), entry[0]
+    # classic's header is as before the rulesets: bytes 14 and 15 are 0
+    data, _ = driven_log(3, "classic", 50)
+    assert data[14] == 0 and data[15] == 0
+    # an index no ruleset has is refused
+    bad = bytearray(data)
+    bad[14] = 0xF0
+    bad[206:208] = bytes(
+        ((Header.sum(bad, 0, 206, 0, 0) >> 8), Header.sum(bad, 0, 206, 0, 0) & 255)
+    )
+    assert raises(ValueError, Replay.head, bad)

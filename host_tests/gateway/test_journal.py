@@ -317,3 +317,26 @@ def test_only_the_newest_logs_are_kept(tmp_path):
     # at boot too: the oldest beyond the number kept go
     Room(tmp_path, log_keep=1)
     assert _files(tmp_path) == ["match-6.log"]
+
+
+def test_a_match_of_another_ruleset_resumes_in_it(tmp_path):
+    live = tmp_path / "live"
+    live.mkdir()
+    room = Room(live).seat()
+    send(room.host, room.a, '{"t":"rules","c":1,"id":"quick"}')
+    assert room.host.ruleset[0] == "quick"
+    send(room.host, room.a, '{"t":"ready","c":2}')
+    send(room.host, room.b, '{"t":"ready","c":1}')
+    room.clock.wait(400)
+    room.host.tick()
+    assert room.host.match.phase == rules.ACTIVE
+    for _ in range(30):
+        room.step()
+    digest = room.host.match.digest()
+    folder = _snapshot(live, tmp_path / "cut")
+    back = Room(folder, Clock(99))  # the board restarts on classic, the lobby's default
+    host = back.host
+    assert back.resumed == 1 and host.ruleset[0] == "quick"
+    assert host.match.rules == room.host.match.rules and host.match.digest() == digest
+    head, _ = _durable(folder, 1)
+    assert head.series == (1, 1, 0, 0)  # quick, best of 3, 0-0 before it

@@ -346,7 +346,9 @@ def test_a_forfeit_frees_the_seat_and_a_late_joiner_gets_the_end():
     carl = FakeSession()
     send(host, carl, '{"t":"join","role":"play","name":"carl"}')
     kinds = [f["t"] for f in carl.frames]
-    assert kinds[:2] == ["welcome", "maze"] and carl.frames[1]["xt"] == [-1, -1]
+    # the welcome, the rules line (docs/protocol.md, "Ruleset and lobby"), the commitment and
+    # the seed (the match has ended), then the end of the match
+    assert kinds[:4] == ["welcome", "rules", "fair", "maze"] and carl.frames[3]["xt"] == [-1, -1]
 
 
 def test_an_away_player_s_grace_shows_in_the_room_line():

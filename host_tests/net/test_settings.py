@@ -50,13 +50,14 @@ DEFAULTS = (
     ("password", DEFAULT_PASSWORD),
     ("channel", 6),
     ("max_clients", 8),
-    ("preset", "classic"),
-    ("cooldown_ms", None),  # None: the preset's own value (game.rules.PRESETS)
+    ("ruleset", None),  # None: chosen in the lobby (classic until then)
+    ("preset", None),  # None: the ruleset's own value (game.rulesets.RULESETS)
+    ("cooldown_ms", None),
     ("countdown_ms", None),
     ("max_observers", 4),
     ("http_port", 80),
     ("dns_port", 53),
-    ("reconnect_grace_ms", 30000),
+    ("reconnect_grace_ms", None),
     ("idle_timeout_ms", 20000),
     ("watchdog_ms", 0),  # off unless set (docs/hardware.md)
     ("log_keep", 8),  # match logs kept on flash (docs/log.md)
@@ -123,7 +124,7 @@ BAD_VALUES = (
     ("preset", "medium", "small, classic, large, huge"),
     ("preset", "", "not one of"),
     ("preset", ["classic"], "a list"),
-    ("cooldown_ms", 99, "outside 100..2000; using the preset's value"),
+    ("cooldown_ms", 99, "outside 100..2000; using the ruleset's value"),
     ("cooldown_ms", 2001, "outside 100..2000"),
     ("countdown_ms", -1, "outside 0..10000"),
     ("countdown_ms", 10001, "outside 0..10000"),
@@ -146,10 +147,20 @@ def test_each_bad_value_falls_back_with_a_message():
         assert words in problem, (words, problem)
         check_defaults(settings)
         default = getattr(settings, name)
-        if default is None:  # a preset-owned field: the preset decides
-            assert problem.endswith("; using the preset's value"), problem
+        if default is None:  # a ruleset-owned field: the ruleset decides
+            assert problem.endswith("; using the ruleset's value"), problem
         elif name != "ssid":
             assert problem.endswith("; using " + repr(default)), problem
+
+
+def test_an_unknown_ruleset_fails_closed_to_classic_fixed_and_says_so():
+    for value in ("nope", "", 3):
+        settings, problems = load_one("ruleset", value)
+        assert settings.ruleset == "classic"  # fixed: a board meant to play one ruleset
+        assert len(problems) == 1 and ": ruleset: UNKNOWN_RULESET: " in problems[0], problems
+        assert problems[0].endswith("; using 'classic'"), problems
+    settings, problems = load_one("ruleset", "sight")
+    assert settings.ruleset == "sight" and problems == []
 
 
 def test_short_password_falls_back_to_default_never_open():
