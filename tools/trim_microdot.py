@@ -308,8 +308,10 @@ def _check_error_handlers(firmware_sources):
                 and node.func.attr == "errorhandler"
                 and not (node.args and isinstance(node.args[0], ast.Constant))
             ):
-                raise TrimError("errorhandler() for an exception class: the board's Microdot "
-                                "answers exceptions with 500 (REPLACEMENTS)")
+                raise TrimError(
+                    "errorhandler() for an exception class: the board's Microdot "
+                    "answers exceptions with 500 (REPLACEMENTS)"
+                )
 
 
 def _remove(tree, qualname):
