@@ -64,6 +64,9 @@ REMOVALS = (
     ("microdot.py", "Microdot.default_options_handler", "OPTIONS is routed like any method"),
     ("microdot.py", "Microdot.get_request_handlers", "no sub-applications, no after-handlers"),
     ("microdot.py", "NoCaseDict.__delitem__", "no header is deleted"),
+    ("microdot.py", "URLPattern.compile", "static paths only (REPLACEMENTS: URLPattern.match)"),
+    ("microdot.py", "URLPattern.segment_patterns", "likewise"),
+    ("microdot.py", "URLPattern.segment_parsers", "likewise"),
     ("microdot.py", "NoCaseDict.update", "headers are set one at a time"),
     ("microdot.py", "send_file", "the alias of Response.send_file"),
     ("websocket.py", "WebSocketError", "raised only by the frame reader"),
@@ -87,6 +90,27 @@ REMOVALS = (
 # firmware sees; a Microdot upgrade that changes one of these functions fails the build (the
 # digest), so each replacement is reviewed again.
 REPLACEMENTS = (
+    (
+        "microdot.py",
+        "URLPattern.__init__",
+        "22424b790a9e",
+        """
+def __init__(self, url_pattern):
+    self.url_pattern = url_pattern
+""",
+        "a static path needs no segments, nor a regular expression",
+    ),
+    (
+        "microdot.py",
+        "URLPattern.match",
+        "5fb15507ab55",
+        """
+def match(self, path):
+    return {} if path == self.url_pattern else None
+""",
+        "the firmware's routes are static paths (trim() checks): the path itself, no regular"
+        " expression per route (~0.2 KB each, compiled by the first request that walks past it)",
+    ),
     (
         "microdot.py",
         "Request.__init__",
@@ -297,6 +321,28 @@ def _replace(tree, qualname, digest, source):
     body[i] = ast.parse(textwrap.dedent(source)).body[0]
 
 
+def _check_static_routes(firmware_sources):
+    """The replaced URLPattern matches static paths: every route() of the firmware must name
+    one as a string literal, without a <segment>."""
+    for source in firmware_sources:
+        for node in ast.walk(ast.parse(source)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "route"
+                and not (
+                    node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                    and "<" not in node.args[0].value
+                )
+            ):
+                raise TrimError(
+                    "a route that is not a static path: the board's Microdot matches static"
+                    " paths only (REPLACEMENTS: URLPattern.match)"
+                )
+
+
 def _check_error_handlers(firmware_sources):
     """The replaced dispatch_request has no handlers for exception classes: the firmware may
     register error handlers for status codes (number literals) only."""
@@ -419,6 +465,7 @@ def trim(package_dir, firmware=None):
     for name, qualname, digest, source, _ in REPLACEMENTS:
         _replace(trees[name], qualname, digest, source)
     _check_error_handlers(firmware_sources_)
+    _check_static_routes(firmware_sources_)
     for name, qualname, _ in REMOVALS:
         _remove(trees[name], qualname)
     for tree in trees.values():
