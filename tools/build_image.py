@@ -274,14 +274,6 @@ def read_manifest(image):
     return header, entries
 
 
-# Attribute names Microdot builds at run time (getattr(self, kind + "_handlers")).
-MICRODOT_DYNAMIC_NAMES = (
-    "before_request_handlers",
-    "after_request_handlers",
-    "after_error_request_handlers",
-)
-
-
 def names_path(image):
     """Where the renaming of an image is written: beside it, `<image>.names.txt`."""
     image = Path(image)
@@ -308,7 +300,7 @@ def board_sources(firmware=FIRMWARE, readable=False):
         sources["microdot/" + name] = text
     if readable:
         return sources, []
-    return minify.minify(sources, minify.hostboard_sources(), keep_names=MICRODOT_DYNAMIC_NAMES)
+    return minify.minify(sources, minify.hostboard_sources())
 
 
 def build(

@@ -55,6 +55,9 @@ CORE_TEST_HEAP = "192wK"
 # the tests until it is met. NO CHANGE MAY RAISE ANY OF THESE: a change that needs more heap is
 # a regression to fix, not a budget to move. Lower a budget when `make mem` finds less (and a
 # goal, once met, becomes the budget).
+# The filesystem goal passes most runs and the ROMFS one some (docs/memory.md): their
+# xfails are not strict, and the budgets stay until the merge settles them (the match log,
+# issue 13, is to come in the room between goal and budget).
 BUDGET_FS = 92 * 1024  # .mpy files on the filesystem (stock firmware)
 BUDGET_ROMFS = 62 * 1024  # the same .mpy files in a ROMFS partition (or frozen)
 GOAL_FS = 88 * 1024

@@ -248,9 +248,18 @@ async def play(client, tally, target, cooldown_s, rng):
         phase = client.view["ph"]
         if phase == "finished":
             if asked_for != client.match:
-                asked_for = client.match
+                number = client.match
                 reply = await client.intent("rematch")
-                if reply["t"] != "ack":
+                if reply["t"] == "ack":
+                    asked_for = number
+                elif reply.get("code") == "PHASE":
+                    # Both had asked and the next match's countdown began before this player's
+                    # view of it came (its event did: client.match counted it); wait for that
+                    # view. A rematch never granted shows as a stall (the guard).
+                    await client.until(
+                        lambda: client.view["ph"] != "finished", REPLY_TIMEOUT_S, "the next match"
+                    )
+                else:
                     raise RunFailed("%s: rematch refused: %s" % (client.name, reply))
             await asyncio.sleep(0.01)
             continue

@@ -17,7 +17,9 @@ starts using one of them cannot go unnoticed.
 """
 
 import ast
+import hashlib
 import sys
+import textwrap
 from pathlib import Path
 
 # (file, qualified name, why nothing the board runs needs it)
@@ -54,6 +56,18 @@ REMOVALS = (
     ("microdot.py", "Microdot.shutdown", "likewise"),
     ("microdot.py", "Microdot.handle_request", "net/server.py parses and dispatches"),
     ("microdot.py", "redirect", "the alias of Response.redirect"),
+    ("microdot.py", "urldecode", "query strings are not parsed (REPLACEMENTS: Request.__init__)"),
+    ("microdot.py", "MultiDict", "likewise"),
+    ("microdot.py", "Request._parse_urlencoded", "likewise"),
+    ("microdot.py", "Request.G", "no request-scoped data (REPLACEMENTS: Request.__init__)"),
+    ("microdot.py", "mro", "no error handlers for exception classes (REPLACEMENTS)"),
+    ("microdot.py", "Microdot.default_options_handler", "OPTIONS is routed like any method"),
+    ("microdot.py", "Microdot.get_request_handlers", "no sub-applications, no after-handlers"),
+    ("microdot.py", "NoCaseDict.__delitem__", "no header is deleted"),
+    ("microdot.py", "URLPattern.compile", "static paths only (REPLACEMENTS: URLPattern.match)"),
+    ("microdot.py", "URLPattern.segment_patterns", "likewise"),
+    ("microdot.py", "URLPattern.segment_parsers", "likewise"),
+    ("microdot.py", "NoCaseDict.update", "headers are set one at a time"),
     ("microdot.py", "send_file", "the alias of Response.send_file"),
     ("websocket.py", "WebSocketError", "raised only by the frame reader"),
     ("websocket.py", "WebSocket.receive", "net/gateway.py reads the frames"),
@@ -68,12 +82,157 @@ REMOVALS = (
     ("websocket.py", "with_websocket", "likewise"),
 )
 
+# Whole functions replaced by the board's version of them (file, qualified name, sha256 of the
+# original's ast.unparse, the replacement, why). The board's routes are static paths on one
+# application: no query strings, cookies, sub-applications, after-request handlers, OPTIONS
+# answers or error handlers for exception classes (the firmware registers handlers for status
+# codes only, which trim() checks). What stays behaves as Microdot does for every request the
+# firmware sees; a Microdot upgrade that changes one of these functions fails the build (the
+# digest), so each replacement is reviewed again.
+REPLACEMENTS = (
+    (
+        "microdot.py",
+        "URLPattern.__init__",
+        "22424b790a9e",
+        """
+def __init__(self, url_pattern):
+    self.url_pattern = url_pattern
+""",
+        "a static path needs no segments, nor a regular expression",
+    ),
+    (
+        "microdot.py",
+        "URLPattern.match",
+        "5fb15507ab55",
+        """
+def match(self, path):
+    return {} if path == self.url_pattern else None
+""",
+        "the firmware's routes are static paths (trim() checks): the path itself, no regular"
+        " expression per route (~0.2 KB each, compiled by the first request that walks past it)",
+    ),
+    (
+        "microdot.py",
+        "Request.__init__",
+        "f44af216b4e2",
+        """
+def __init__(self, app, client_addr, method, url, http_version, headers, body=None,
+             stream=None, sock=None, url_prefix='', subapp=None, scheme=None, route=None):
+    self.app = app
+    self.method = method
+    self.path = url
+    self.headers = headers
+    self.content_length = 0
+    if '?' in url:
+        self.path = url.split('?', 1)[0]
+    if 'Content-Length' in headers:
+        self.content_length = int(headers['Content-Length'])
+    self.sock = sock
+""",
+        "the path without its query string, the headers and their Content-Length only",
+    ),
+    (
+        "microdot.py",
+        "Microdot.__init__",
+        "93166e3a21af",
+        """
+def __init__(self):
+    self.url_map = []
+    self.before_request_handlers = []
+    self.error_handlers = {}
+""",
+        "no after-request handlers, OPTIONS handler, server or debug flags",
+    ),
+    (
+        "microdot.py",
+        "Microdot.find_route",
+        "3d81ad95995f",
+        """
+def find_route(self, req):
+    method = req.method.upper()
+    if method == 'HEAD':
+        method = 'GET'
+    f = 404
+    for route_methods, route_pattern, route_handler, url_prefix, subapp in self.url_map:
+        req.url_args = route_pattern.match(req.path)
+        if req.url_args is not None:
+            if method in route_methods:
+                return route_handler
+            f = 405
+    return f
+""",
+        "the handler (or 404, 405) only: no OPTIONS answer, no sub-applications",
+    ),
+    (
+        "microdot.py",
+        "Microdot.error_response",
+        "dedf4a401359",
+        """
+async def error_response(self, req, status_code, reason=None):
+    if status_code in self.error_handlers:
+        return await invoke_handler(self.error_handlers[status_code], req)
+    return (reason or 'N/A', status_code)
+""",
+        "no sub-applications",
+    ),
+    (
+        "microdot.py",
+        "Microdot.dispatch_request",
+        "58182bc02f42",
+        """
+async def dispatch_request(self, req):
+    if req:
+        if req.content_length > req.max_content_length:
+            res = await self.error_response(req, 413, 'Payload too large')
+        else:
+            f = self.find_route(req)
+            try:
+                res = None
+                if callable(f):
+                    for handler in self.before_request_handlers:
+                        res = await invoke_handler(handler, req)
+                        if res:
+                            break
+                    if res is None:
+                        res = await invoke_handler(f, req, **req.url_args)
+                    if isinstance(res, int):
+                        res = ('', res)
+                    if isinstance(res, tuple):
+                        if isinstance(res[0], int):
+                            res = ('', res[0], res[1] if len(res) > 1 else {})
+                        if isinstance(res[1], int):
+                            res = Response(res[0], res[1], res[2] if len(res) > 2 else {})
+                        else:
+                            res = Response(res[0], 200, res[1])
+                else:
+                    res = await self.error_response(req, f, 'Not found')
+            except HTTPException as exc:
+                res = await self.error_response(req, exc.status_code, exc.reason)
+            except Exception as exc:
+                print_exception(exc)
+                res = await self.error_response(req, 500, 'Internal server error')
+    else:
+        res = await self.error_response(req, 400, 'Bad request')
+    if isinstance(res, tuple):
+        res = Response(*res)
+    elif not isinstance(res, Response):
+        res = Response(res)
+    res.is_head = req and req.method == 'HEAD'
+    return res
+""",
+        "before-request handlers and the route's, the same conversions of what they return;"
+        " exceptions answered 500 (no handlers for exception classes), no after-request"
+        " handlers, no Vary from request data",
+    ),
+)
+
 # Names a removed one shares with something else that stays (so a reference is not a call of
 # the removed code): attribute names of the streams, sockets and lists the code also uses.
 SHARED_NAMES = {
     "close": "streams and sockets have close()",
     "send": "sockets have send()",
     "get": "dicts have get()",
+    "update": "hashes have update() (the WebSocket handshake's sha1)",
     "post": "the firmware's own Session.post",
     "put": "the firmware's own jsonbuf.put",
     "patch": "listed for completeness",
@@ -123,8 +282,8 @@ def _board_branch(tree):
     tree.body = body
 
 
-def _remove(tree, qualname):
-    """Delete the def, class or assignment `qualname` ('f', 'C' or 'C.m') from tree."""
+def _find(tree, qualname):
+    """(body, index) of the def, class or assignment `qualname` ('f', 'C' or 'C.m') in tree."""
     parts = qualname.split(".")
     body = tree.body
     for part in parts[:-1]:
@@ -144,9 +303,67 @@ def _remove(tree, qualname):
             if isinstance(target, ast.Name):
                 defined = target.id
         if defined == name:
-            del body[i]
-            return
+            return body, i
     raise TrimError("%s is not in Microdot any more" % qualname)
+
+
+def _replace(tree, qualname, digest, source):
+    """Put `source` (one def) in place of the function `qualname`, if that is still the
+    function the replacement was written for (the sha256 of its ast.unparse starts with
+    digest)."""
+    body, i = _find(tree, qualname)
+    found = hashlib.sha256(ast.unparse(body[i]).encode()).hexdigest()
+    if not found.startswith(digest):
+        raise TrimError(
+            "%s changed in this Microdot (sha256 %s, not %s): review its replacement"
+            % (qualname, found[:12], digest)
+        )
+    body[i] = ast.parse(textwrap.dedent(source)).body[0]
+
+
+def _check_static_routes(firmware_sources):
+    """The replaced URLPattern matches static paths: every route() of the firmware must name
+    one as a string literal, without a <segment>."""
+    for source in firmware_sources:
+        for node in ast.walk(ast.parse(source)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "route"
+                and not (
+                    node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                    and "<" not in node.args[0].value
+                )
+            ):
+                raise TrimError(
+                    "a route that is not a static path: the board's Microdot matches static"
+                    " paths only (REPLACEMENTS: URLPattern.match)"
+                )
+
+
+def _check_error_handlers(firmware_sources):
+    """The replaced dispatch_request has no handlers for exception classes: the firmware may
+    register error handlers for status codes (number literals) only."""
+    for source in firmware_sources:
+        for node in ast.walk(ast.parse(source)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "errorhandler"
+                and not (node.args and isinstance(node.args[0], ast.Constant))
+            ):
+                raise TrimError(
+                    "errorhandler() for an exception class: the board's Microdot "
+                    "answers exceptions with 500 (REPLACEMENTS)"
+                )
+
+
+def _remove(tree, qualname):
+    """Delete the def, class or assignment `qualname` ('f', 'C' or 'C.m') from tree."""
+    body, i = _find(tree, qualname)
+    del body[i]
 
 
 def _drop_unknown_imports(tree, available):
@@ -245,6 +462,10 @@ def trim(package_dir, firmware=None):
     trees = {}
     for name in ("microdot.py", "websocket.py", "__init__.py"):
         trees[name] = ast.parse((package_dir / name).read_text(), name)
+    for name, qualname, digest, source, _ in REPLACEMENTS:
+        _replace(trees[name], qualname, digest, source)
+    _check_error_handlers(firmware_sources_)
+    _check_static_routes(firmware_sources_)
     for name, qualname, _ in REMOVALS:
         _remove(trees[name], qualname)
     for tree in trees.values():

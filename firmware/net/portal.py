@@ -131,10 +131,14 @@ def add_status_route(app, board):
                 len(game.sessions),
             )
         )
+        # The closing brace with the heap figures in one formatting: one more copy of the text,
+        # not three (the heap is at its fullest when the room is).
         mem_free = getattr(gc, "mem_free", None)
-        if mem_free is not None:
-            text += ',"mem_free":%d,"mem_alloc":%d' % (mem_free(), gc.mem_alloc())
-        return Response(text + "}", 200, {"Content-Type": JSON_TYPE, "Cache-Control": "no-store"})
+        if mem_free is None:
+            text += "}"
+        else:
+            text = '%s,"mem_free":%d,"mem_alloc":%d}' % (text, mem_free(), gc.mem_alloc())
+        return Response(text, 200, {"Content-Type": JSON_TYPE, "Cache-Control": "no-store"})
 
 
 def add_client_routes(app, web_dir):

@@ -8,8 +8,9 @@
 # - On the 32-bit unix port (MICROPY32), the board's word size, in bytes: the filesystem layout
 #   (`make deploy`, stock firmware: every import copies its bytecode into the heap) at
 #   BUDGET_FS, the ROMFS layout (`make deploy ROMFS=1`: the bytecode runs in place from flash)
-#   at BUDGET_ROMFS; both are strict xfails at the issue's goals (GOAL_FS, GOAL_ROMFS), so the
-#   margin is visible and the day a goal is met the suite says so. Without a 32-bit binary
+#   at BUDGET_ROMFS; both are xfails at the issue's goals (GOAL_FS, GOAL_ROMFS), so the
+#   margin is visible; the goals now pass most runs (filesystem) or some (ROMFS), so neither
+#   xfail is strict (see below) until the budgets are settled. Without a 32-bit binary
 #   these are skipped, with a warning, even under CI=true.
 # - On the 64-bit unix port (the PyPI binary), secondary: BUDGET_FS_64 and BUDGET_ROMFS_64, and
 #   a strict xfail for the filesystem layout at GOAL_FS_64.
@@ -134,10 +135,13 @@ def test_romfs_image_serves_a_full_room_on_32bit_at_its_budget(image, romfs, bin
     assert_romfs_layout(result, romfs)
 
 
+# The filesystem goal is met in most runs, the ROMFS one in some (docs/memory.md, "Figures"): their
+# xfails are not strict until the budgets are settled. The budgets stay where they are for now:
+# the room between goal and budget is where the match log (issue 13) is to come in.
 @pytest.mark.xfail(
-    strict=True,
-    reason="the .mpy files on the filesystem need BUDGET_FS (%d bytes), above the goal: when "
-    "this passes, the goal is met: make GOAL_FS the budget" % BUDGET_FS,
+    strict=False,
+    reason="the filesystem layout passes at the goal heap in most runs (its smallest passing "
+    "heap): met at the edge, BUDGET_FS (%d bytes) keeps the room above it for now" % BUDGET_FS,
 )
 def test_filesystem_image_on_32bit_at_the_goal_heap(image, binary32):
     result = mem_budget.run_once(image, GOAL_FS, MOVES, binary=binary32)
@@ -145,9 +149,9 @@ def test_filesystem_image_on_32bit_at_the_goal_heap(image, binary32):
 
 
 @pytest.mark.xfail(
-    strict=True,
-    reason="the ROMFS layout needs BUDGET_ROMFS (%d bytes), above the goal: when this passes, "
-    "the goal is met: make GOAL_ROMFS the budget" % BUDGET_ROMFS,
+    strict=False,
+    reason="the ROMFS layout passes at the goal heap in some runs only (every run at 58K): "
+    "BUDGET_ROMFS (%d bytes) keeps the room above it for now" % BUDGET_ROMFS,
 )
 def test_romfs_image_on_32bit_at_the_goal_heap(image, romfs, binary32):
     result = mem_budget.run_once(image, GOAL_ROMFS, MOVES, romfs=romfs, binary=binary32)
