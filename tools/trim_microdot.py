@@ -123,13 +123,15 @@ def __init__(self, app, client_addr, method, url, http_version, headers, body=No
     self.path = url
     self.headers = headers
     self.content_length = 0
+    self.query_string = ''
     if '?' in url:
-        self.path = url.split('?', 1)[0]
+        self.path, self.query_string = url.split('?', 1)
     if 'Content-Length' in headers:
         self.content_length = int(headers['Content-Length'])
     self.sock = sock
 """,
-        "the path without its query string, the headers and their Content-Length only",
+        "the path and its query string (unparsed: GET /log?n=N reads it), the headers and their"
+        " Content-Length only",
     ),
     (
         "microdot.py",

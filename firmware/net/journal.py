@@ -258,7 +258,8 @@ def add_log_route(app, journal):
     from microdot import Response
 
     def logs(request):
-        n = request.args.get("n") or ""
+        q = request.query_string  # n=N (the board's Microdot does not parse query strings)
+        n = q[2:] if q[:2] == "n=" else ""
         name = "%s/match-%s.log" % (journal.path, n)
         try:
             size = os.stat(name)[6]
@@ -269,4 +270,4 @@ def add_log_route(app, journal):
         headers = {"Content-Type": "application/octet-stream", "Content-Length": str(size)}
         return Response(open(name, "rb"), 200, headers)
 
-    app.route("/" + journal.path)(logs)
+    app.route("/log")(logs)
