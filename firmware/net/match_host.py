@@ -245,9 +245,9 @@ class MatchHost:
             session.post(frame(messages.welcome_player(self, seat, False)))
             session.post(frame(self._rules_text()))
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
+        self.journal.attach(self, session)  # the commitment (the seed, after the end)
         if self.match.phase == _FINISHED:
-            self._end(session)  # the figures and the maze, then the seed (attach)
-        self.journal.attach(self, session)
+            self._end(session)  # then the figures and the maze
         self._room()
         self._maybe_start()
 

@@ -37,6 +37,10 @@ class ViewPublisher:
         self._plan_epoch = -1
         self._plan_count = 0
         self._obs_epoch = -1  # the epoch of the observers' frames in the projector's obs
+        # The projector's buffers for this match's size, made now with the other long-lived
+        # objects: made by the first observer's view, late in a fragmented heap, the largest
+        # (about 750 bytes for 15x15) may find no free block that large.
+        self.proj.begin(match, _OBSERVER)
 
     # ---- subscriptions ----------------------------------------------------------------------
 
