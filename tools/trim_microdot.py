@@ -69,6 +69,9 @@ REMOVALS = (
     ("microdot.py", "URLPattern.segment_parsers", "likewise"),
     ("microdot.py", "NoCaseDict.update", "headers are set one at a time"),
     ("microdot.py", "send_file", "the alias of Response.send_file"),
+    ("microdot.py", "Response.body_iter", "Response.write reads the body itself (REPLACEMENTS)"),
+    ("microdot.py", "Response.complete", "Response.write sets its defaults (REPLACEMENTS)"),
+    ("microdot.py", "Response.default_content_type", "likewise"),
     ("websocket.py", "WebSocketError", "raised only by the frame reader"),
     ("websocket.py", "WebSocket.receive", "net/gateway.py reads the frames"),
     ("websocket.py", "WebSocket.send", "net/gateway.py writes the frames"),
@@ -225,6 +228,57 @@ async def dispatch_request(self, req):
         "before-request handlers and the route's, the same conversions of what they return;"
         " exceptions answered 500 (no handlers for exception classes), no after-request"
         " handlers, no Vary from request data",
+    ),
+    (
+        "microdot.py",
+        "Response.write",
+        "9c6d931ee1ef",
+        """
+async def write(self, stream):
+    headers = self.headers
+    body = self.body
+    if isinstance(body, bytes) and 'Content-Length' not in headers:
+        headers['Content-Length'] = str(len(body))
+    if 'Content-Type' not in headers:
+        headers['Content-Type'] = 'text/plain; charset=UTF-8'
+    try:
+        reason = self.reason
+        if reason is None:
+            reason = 'OK' if self.status_code == 200 else 'N/A'
+        await stream.awrite(('HTTP/1.0 %d %s\\r\\n' % (self.status_code, reason)).encode())
+        for header, value in headers.items():
+            await stream.awrite(('%s: %s\\r\\n' % (header, value)).encode())
+        await stream.awrite(b'\\r\\n')
+        if self.is_head:
+            pass
+        elif hasattr(body, 'read'):
+            try:
+                n = self.send_file_buffer_size
+                while True:
+                    buf = body.read(n)
+                    if buf:
+                        await stream.awrite(buf)
+                    if len(buf) < n:
+                        break
+            finally:
+                body.close()
+        elif isinstance(body, bytes):
+            if body:
+                await stream.awrite(body)
+        else:
+            for piece in body:
+                await stream.awrite(piece)
+    except OSError as exc:
+        if exc.errno in MUTED_SOCKET_ERRORS or exc.args[0] == 'Connection lost':
+            pass
+        else:
+            raise
+""",
+        "the status line and headers as Microdot writes them (Response.complete's defaults"
+        " included; header values are single strings: no cookies), then the body: bytes in one"
+        " write, a file in send_file_buffer_size chunks and closed, an iterator's bytes one by"
+        " one (/status; the firmware's bodies are these three), without a generator class per"
+        " response",
     ),
 )
 
