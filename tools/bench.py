@@ -20,15 +20,11 @@ import time
 
 import _path  # noqa: F401  (firmware/ on sys.path)
 from bench_core import Workload, record_workload
+from bench_projector import ESP32_FACTOR  # the one ESP32 estimate factor (docs/platform.md)
 from driver import new_match
 from game import rules
 from game.projector import OBSERVER, Projector
 from hostenv import BOARD_HEAP, BUILD, ROOT, TOOLS, find_micropython
-
-# ESP32 time is estimated as unix-port time x 200: MicroPython on an ESP32 at 240 MHz runs about
-# 150-250x slower than the unix port on a modern x86 core (pystone and chaos from MicroPython's
-# performance suite; see docs/performance.md and the platform notes).
-ESP32_FACTOR = 200
 
 
 def run_json(cmd, timeout=900, env=None):

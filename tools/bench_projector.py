@@ -30,7 +30,10 @@ SEEDS = 4
 STEPS = 160
 EVERY = 4  # sample a state every this many commands
 REPEAT = 7  # timed projections of each sampled view (the fastest counts)
-ESP32_FACTOR = 200  # docs/platform notes: ESP32 runs ~200x slower than the unix port
+# ESP32 time is estimated as unix-port time x 200: MicroPython on an ESP32 at 240 MHz runs about
+# 150-250x slower than the unix port on a modern x86 core (pystone and chaos from MicroPython's
+# performance suite; sources in docs/platform.md, "Speed"). tools/bench.py uses this one too.
+ESP32_FACTOR = 200
 
 
 def _project(proj, m, role):
@@ -163,7 +166,7 @@ def main(argv):
             row.get("esp32_ms_estimate", "-"),
         )
         print("| " + " | ".join(str(c) for c in cells) + " |")
-    print("* estimate: unix port time x %d (docs/platform notes)" % ESP32_FACTOR)
+    print("* estimate: unix port time x %d (docs/platform.md, Speed)" % ESP32_FACTOR)
 
 
 if __name__ == "__main__":

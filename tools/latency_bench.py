@@ -17,7 +17,7 @@
 # - intent -> view: from sending a move until the mover holds the complete new view, p50/p99;
 # - intent -> last observer: until all four observers hold that view, p50/p99;
 # - echo: round trip of a message of the intent's size through a plain Microdot echo, p50/p99.
-# On the ESP32 expect roughly 200x the unix-port times (docs/platform notes).
+# On the ESP32 expect roughly 200x the unix-port times (docs/platform.md, "Speed").
 import argparse
 import asyncio
 import json
