@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 import build_image
+import mem_budget
 from bot_runner import BEHAVIOURS, RunFailed, run_bots
 from hostenv import (
     BUDGET_FS,
@@ -98,15 +99,8 @@ def default_heap(layout, bits):
 
 def deploy(image, flash, romfs=False):
     """The image's files in the flash folder (without the code folders for ROMFS), and the
-    run's settings."""
-    flash = Path(flash)
-    for rel in build_image.image_files(Path(image)):
-        if romfs and build_image.in_romfs(rel):
-            continue
-        dest = flash / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(Path(image) / rel, dest)
-    (flash / "settings.json").write_text(json.dumps(SETTINGS))
+    run's settings: mem_budget's deploy with the soak's settings."""
+    mem_budget.deploy(image, flash, SETTINGS, romfs=romfs)
 
 
 def parse_log(log, bits):
