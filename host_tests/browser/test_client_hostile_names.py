@@ -2,12 +2,11 @@
 # overlong/CESU-8 bytes. The board refuses the raw bytes (close 1007), cleans the escape out
 # of the name, and every text frame it sends stays valid UTF-8: Chromium players and
 # spectators keep their one socket, with no "Could not decode a text frame" and no reconnect.
-import base64
-import os
-import socket
 import time
 
 import pytest
+
+from raw_ws import upgrade
 
 pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
 
@@ -15,18 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
 def _raw_join(port, payload):
     """Join over a raw socket with `payload` as the text frame; returns the socket and what the
     board sent back within a second."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        (
-            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-            "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            % (port, key)
-        ).encode()
-    )
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += sock.recv(1)
+    sock, head = upgrade(port)
     assert head.startswith(b"HTTP/1.1 101"), head
     sock.sendall(bytes((0x81, 0x80 | len(payload))) + b"\0\0\0\0" + payload)
     sock.settimeout(1)

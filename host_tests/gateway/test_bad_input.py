@@ -1,15 +1,13 @@
 # Bad input of every kind gets its coded answer (or a clear close code), changes nothing, and the
 # server goes on serving everyone else.
 import asyncio
-import base64
 import json
-import os
-import socket
 import struct
 
 import pytest
 
 from game_client import GameClient, both_ready, close_all, run, two_players_and_observer
+from raw_ws import upgrade
 
 pytestmark = [pytest.mark.upy, pytest.mark.slow]
 
@@ -146,18 +144,7 @@ def test_oversized_and_fragmented_frames_close_with_clear_codes(game_board):
 
 
 def _raw_handshake(port):
-    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        (
-            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-            "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            % (port, key)
-        ).encode()
-    )
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += sock.recv(1)
+    sock, head = upgrade(port)
     assert head.startswith(b"HTTP/1.1 101"), head
     return sock
 

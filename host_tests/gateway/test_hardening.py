@@ -5,14 +5,13 @@
 # Every flood comes from loopback addresses of its own (127.0.0.x, all loopback on Linux), so
 # the per-source limits do not also shut out the valid player, who connects from 127.0.0.2.
 import asyncio
-import base64
 import json
-import os
 import socket
 import struct
 import time
 
 from game_client import GameClient, both_ready, close_all, run, two_players_and_observer
+from raw_ws import upgrade
 
 PLAYER_SOURCE = "127.0.0.2"
 
@@ -27,21 +26,7 @@ def _connect(port, source):
 
 def _upgrade(port, source="127.0.0.1"):
     """A raw WebSocket handshake; returns (socket, status line)."""
-    sock = _connect(port, source)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        (
-            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-            "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            % (port, key)
-        ).encode()
-    )
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = sock.recv(1)
-        if not chunk:
-            break
-        head += chunk
+    sock, head = upgrade(port, source)
     return sock, head.split(b"\r\n", 1)[0]
 
 
