@@ -48,7 +48,7 @@ class Server:
         self.log = log
         self.open = 0  # connections admitted and not yet closed
         self.pending = []  # tasks of admitted connections still reading their request
-        self.refused = 0  # connections closed at once: too many open, or a source too fast
+        self.refused = 0  # closed at once: too many open, a source too fast, or too little heap
         self.evicted = 0  # connections closed to make room: their request was not complete
         self.sources = SourceLimit(_SOURCE_BURST, _SOURCE_PER_S, _SOURCES)
 
