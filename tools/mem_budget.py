@@ -727,7 +727,8 @@ def print_figures(out, say=print):
     when = (
         "after match %d (%r)" % (info["match"], info["at"])
         if info["after_a_match"]
-        else "at boot (%r): this firmware prints no mem_info() when a match ends" % info["at"]
+        else "at boot (%r): no match finished in this run (the firmware prints one when a match "
+        "ends)" % info["at"]
     )
     say("  mem_info() %s:" % when)
     say("  %-48s %8d" % ("largest free block", info["largest_free_block_bytes"]))
