@@ -23,6 +23,7 @@
 # Few new names (each is interned on the board for good: docs/performance.md, "Match log"):
 # methods are called by names the firmware already uses where one fits (push, attach, abort,
 # pick, head, flush, route), and short strings (interned too) are avoided.
+import gc
 import os
 from binascii import hexlify
 from hashlib import sha256
@@ -129,7 +130,7 @@ class Journal:
                 self.stream = open("%s/match-%d.tail" % (self.path, n), "w" + "b")
                 self.flush()
                 self.used = n
-            except OSError as exc:
+            except (OSError, MemoryError) as exc:
                 self._drop(exc)
 
     def push(self, m, seat, intent):
@@ -207,7 +208,7 @@ class Journal:
                 self.main.write(self.body)
                 self.main.flush()
                 self.pending = 0
-        except OSError as exc:
+        except (OSError, MemoryError) as exc:
             self._drop(exc)
 
     def flush(self):
@@ -234,13 +235,16 @@ class Journal:
                 self.main.close()
                 self.stream.close()
                 os.remove("%s/match-%d.tail" % (self.path, self.opened))
-            except OSError as exc:
+            except (OSError, MemoryError) as exc:
                 self._drop(exc)
         self.main = self.stream = None
         self.opened = 0
         host._send(_TO_ALL, self.fair(host))
 
     def _drop(self, exc):
+        # a full flash, a failed write, or no heap for the file's objects: the match goes on
+        # without its log (its fair message then names none)
+        gc.collect()
         self.log("log: match log %d lost: %r" % (self.number, exc))
         for f in (self.main, self.stream):
             try:

@@ -374,15 +374,21 @@ class MatchHost:
             self.journal.push(m, seat, intent)  # on flash before the ack
             seat.last_c = c
             seat.accepted += 1
-            # the seat's own count: the engine's command sequence would tell how many
-            # commands the opponent sent, refused ones included
-            session.post(frame(messages.ack_move(c, seat.accepted)))
             if kind == intents.MOVE:
                 self.moves[seat.number] += 1
                 self._mark(seat.number)
-        else:
-            self._err(session, c, rules.CODE_NAMES[code])
-        self._after(before)
+        # The state above is complete before the reply is made: a reply the heap has no room
+        # for (MemoryError) closes this session (net/gateway.py, 1011) after _after has run,
+        # and the client's resend after it reconnects is acknowledged as a repeat.
+        try:
+            if code == _OK:
+                # the seat's own count: the engine's command sequence would tell how many
+                # commands the opponent sent, refused ones included
+                session.post(frame(messages.ack_move(c, seat.accepted)))
+            else:
+                self._err(session, c, rules.CODE_NAMES[code])
+        finally:
+            self._after(before)
 
     # ---- sessions coming and going ------------------------------------------------------------
 
@@ -480,18 +486,36 @@ class MatchHost:
     # ---- outbound -----------------------------------------------------------------------------
 
     def _after(self, before, changed=False):
-        """After an engine call: route its events, and publish views if state changed."""
-        self.journal.changed(self)  # what changed is on flash before anyone hears of it
-        if self.match.ev_count:
-            self._route_events()
-        if changed or self.match.state_seq != before:
+        """After an engine call: the log, the series score and the views, then the messages
+        (events; at the end the figures and the maze). What the match is never waits on a
+        message: when the heap has no room for one (MemoryError) the rest of that call's
+        messages are lost (and logged), never the log, the score or the views (which are
+        preallocated: every client still sees the new state)."""
+        m = self.match
+        moved = changed or m.state_seq != before
+        ended = moved and m.phase == _FINISHED
+        if ended:
+            self.score[m.winner] += 1
+        try:
+            self.journal.changed(self)  # what changed is on flash before anyone hears of it
+            if m.ev_count:
+                self._route_events()
+        except MemoryError:
+            self._lost()
+        if moved:
             self.views.changed()
-            if self.match.phase == _FINISHED:
-                self.score[self.match.winner] += 1
+        if ended:
+            try:
                 self._end(None)
                 self._room()  # the series score
                 # the heap between matches: what stays, and how fragmented it is
                 heap_report("match %d finished" % self.match_no, self.log)
+            except MemoryError:
+                self._lost()
+
+    def _lost(self):
+        gc.collect()
+        self.log("game: MemoryError: messages lost")
 
     def _mark(self, number):
         cell = self.match.pos[number]
