@@ -222,7 +222,13 @@ class Session:
                 mask = head[4:6] + await rd.readexactly(2)
             else:
                 mask = head[2:6]
-            payload = await rd.readexactly(n) if n else b""
+            payload = b""
+            if n:
+                # Usually the payload came in the header's segment: take it without a turn of
+                # the scheduler (the socket does not block), and wait only for what is missing.
+                payload = rd.s.read(n) or b""
+                if len(payload) < n:
+                    payload += await rd.readexactly(n - len(payload))
             self.frame_at = -1
             self.last_rx = ticks_ms()
             # From here to the end of the iteration nothing awaits: rx is shared by all readers.
@@ -251,6 +257,7 @@ class Session:
                     print_exception(exc)
                     self._refuse(intents.INTERNAL, _CLOSE_INTERNAL, "internal error")
                     return
+                self.gw.write_dirty()  # the reply and the views it caused leave now
             elif opcode == _OP_PING:
                 self.post(frame(bytes(data), _OP_PONG))
 
@@ -360,26 +367,31 @@ class Gateway:
         self.event.set()
 
     async def pump(self):
-        """The one writer: every session's due frames, without ever waiting on a socket."""
-        views = self.host.views
-        dirty = self.dirty
+        """The writer of what the timer and the other tasks made due (a reader writes what
+        its own message made due at once: write_dirty)."""
         while True:
             self.event.clear()
-            while dirty:
-                session = dirty.pop(0)
-                if session.done or session.flushing:
-                    continue
-                try:
-                    if not session.write_due(views):
-                        if len(session.stream.out_buf) > _OUT_MAX:
-                            session.kill(_CLOSE_SLOW, "not reading")
-                        session.flushing = True
-                        asyncio.create_task(session.flush())
-                except Exception as exc:  # noqa: BLE001 - this session only
-                    session.done = True
-                    session.kill(_CLOSE_INTERNAL, "internal error")
-                    self.log("game: writer failed: %r" % (exc,))
+            self.write_dirty()
             await self.event.wait()
+
+    def write_dirty(self):
+        """Every due session's frames, without ever waiting on a socket."""
+        views = self.host.views
+        dirty = self.dirty
+        while dirty:
+            session = dirty.pop(0)
+            if session.done or session.flushing:
+                continue
+            try:
+                if not session.write_due(views):
+                    if len(session.stream.out_buf) > _OUT_MAX:
+                        session.kill(_CLOSE_SLOW, "not reading")
+                    session.flushing = True
+                    asyncio.create_task(session.flush())
+            except Exception as exc:  # noqa: BLE001 - this session only
+                session.done = True
+                session.kill(_CLOSE_INTERNAL, "internal error")
+                self.log("game: writer failed: %r" % (exc,))
 
     def check_idle(self):
         """Close what holds a place for nothing: silent clients, frames left unfinished,
