@@ -96,7 +96,7 @@ class Server:
             self.evicted += 1
             self.pending.pop(0).cancel()  # its socket closes when the task runs next
         client.setblocking(False)
-        stream = asyncio.StreamReader(client, {"peername": addr})
+        stream = asyncio.StreamReader(client)  # (no extra-info dict: nothing here reads it)
         self.open += 1
         try:
             self.pending.append(asyncio.create_task(self._serve(stream, addr)))
@@ -123,6 +123,7 @@ class Server:
             # The request is parsed and answered in _open, whose frame ends before a game
             # session runs: nothing left in this long-lived frame points at the request.
             session = await self._open(stream, addr)
+            addr = None  # this frame lives as long as the session: it keeps no address
             if session is not None:
                 await session.serve()
         except (OSError, EOFError, asyncio.CancelledError):
