@@ -99,12 +99,11 @@ class MatchHost:
         # tells a board restart from a reconnect (its own random bits: _seed() would start
         # a new match's seed in the journal, and the match's seed is secret until its end)
         self.boot = int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
-        # the framed rules message, made with the host and again only when what it says
-        # changes (the ruleset, the chooser): every join posts these same bytes
+        # the framed rules message, made again only when what it says changes (the ruleset,
+        # the chooser): every join posts these same bytes; dropped while a match runs
         self._rules_frame = None
         self._rules_for = None  # the ruleset and the chooser it says
         self._rules_by = 0
-        self._rules()
         # per seat, this match: accepted moves (and the cells stood on: trail, made with the
         # match) for the end of the match
         self.moves = [0, 0, 0]
@@ -494,6 +493,9 @@ class MatchHost:
         m.start(0)
         self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
+        # the lobby's joins are over: the rules frame's room is the match's (a join during
+        # the match makes it again)
+        self._rules_frame = self._rules_for = None
         self._after(before, True)
         # the commitment, after the countdown's event and views (which then go out together,
         # as without a log) and long before a move can be accepted

@@ -148,6 +148,14 @@ def test_the_rules_frame_is_made_once_and_again_only_when_it_changes():
     assert third is not second and bob.last("rules")["by"] == 2
     assert bob.last("rules")["rs"]["id"] == "sight"
     assert tv.rules_frames()[-1] is third
+    # a match drops it (its room is the match's); a join during the match makes it again
+    cid = raw_join(host, "cid")
+    send(host, cid, '{"t":"ready","c":1}')
+    send(host, bob, '{"t":"ready","c":3}')
+    assert host.match.phase != 0 and host._rules_frame is None
+    late = raw_join(host, None, "watch")
+    assert bytes(late.rules_frames()[-1]) == bytes(frame(host._rules_text()))
+    assert late.last("rules")["rs"]["id"] == "sight" and late.last("rules")["by"] == 2
 
 
 def test_settings_can_fix_the_ruleset_and_the_lobby_shows_it_fixed():
