@@ -6,7 +6,6 @@ from game.compat import const
 from game.rules import RECORD_MAX
 
 MAX_MESSAGE = RECORD_MAX  # bytes of one inbound payload: one intent (larger: 1009)
-_HEAD_MAX = const(4)  # bytes of a server frame header for up to 65535 payload bytes
 _CLIENT_HEAD = const(6)  # bytes of the smallest client header: 2, then the 4-byte mask
 
 # Opcodes.
@@ -115,12 +114,15 @@ def put_header(buf, length, opcode=_OP_TEXT, at=0):
 
 
 def frame(payload, opcode=_OP_TEXT):
-    """One complete frame (bytes) for a str or bytes payload: encoded once, sent to many."""
+    """One complete frame for a str or bytes-like payload: encoded once, sent to many. It is
+    made in one allocation of its own size (a bytearray that nobody writes to afterwards):
+    no header object and no second copy, which a fragmented heap may have no room for."""
     if type(payload) is str:
-        payload = payload.encode()
-    head = bytearray(_HEAD_MAX)
-    n = put_header(head, len(payload), opcode)
-    return bytes(head[:n]) + payload
+        payload = payload.encode()  # on MicroPython the str's own bytes, not a copy
+    n = len(payload)
+    out = bytearray(n + head_size(n))
+    out[put_header(out, n, opcode) :] = payload
+    return out
 
 
 def close_frame(code, reason):

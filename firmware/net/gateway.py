@@ -85,16 +85,19 @@ class Session:
     task (serve); the gateway's pump writes. view_role and sent_epoch belong to the view
     publisher (net.views)."""
 
+    # States most sessions never leave, as class attributes: an instance sets its own only
+    # when it changes, so a session's attribute table stays at 12 entries (17 with them).
+    closing = False
+    close = None  # (code, reason) once kill() was called; the frame is still to go
+    done = False  # the close frame is written and flushed (or the socket is dead)
+    flushing = False  # a flush task is draining what the socket could not take
+
     def __init__(self, gateway, stream):
         self.gw = gateway
         self.stream = stream
         self.ctrl = []  # control frames, oldest first
         self.view_role = -1  # which views the publisher sends here (net.views.NO_VIEW: none)
         self.sent_epoch = -1  # publisher epoch of the last complete view written
-        self.closing = False
-        self.close = None  # (code, reason) once kill() was called; the frame is still to go
-        self.done = False  # the close frame is written and flushed (or the socket is dead)
-        self.flushing = False  # a flush task is draining what the socket could not take
         self.last_rx = self.opened = ticks_ms()
         self.frame_at = -1  # ticks_ms when an unfinished frame's header arrived, -1: none
         self.tokens = _RATE_BURST * 1000  # rate limit bucket, in thousandths of a frame
@@ -136,8 +139,79 @@ class Session:
         then see the close frame out."""
         gw = self.gw
         self.task = asyncio.current_task()
+        # The reading loop is here, not in a coroutine of its own: a generator less in every
+        # session's task (its frame, ~100 bytes, lives as long as the connection).
+        rd = self.stream
+        host = gw.host
+        rx = gw.rx
         try:
-            await self._read_frames()
+            while not self.closing:
+                # The last frame's objects are not kept while the socket is idle: ~140 bytes a
+                # session, which would stay live in every session's task.
+                head = mask = payload = data = None
+                # Every client frame is masked, so it has at least 6 header bytes: one read takes
+                # the header and the mask of any frame under 126 bytes (every valid intent).
+                head = await rd.readexactly(_CLIENT_HEAD)
+                now = ticks_ms()
+                within = self._within_rate(now)
+                self.last_rx = now
+                self.frame_at = now  # the rest must follow within FRAME_MS (Gateway.check_idle)
+                close = head_close_code(head[0], head[1])
+                if close == _CLOSE_PROTOCOL:
+                    self.kill(close, "malformed frame")
+                    break
+                if close == _CLOSE_UNSUPPORTED:
+                    self._refuse(
+                        intents.FRAGMENTED, close, "fragmented messages are not supported"
+                    )
+                    break
+                n, size = payload_length(head)
+                if n > MAX_MESSAGE:
+                    self._refuse(intents.TOO_LARGE, _CLOSE_TOO_LARGE, "message over 512 bytes")
+                    break
+                if size > _CLIENT_HEAD:
+                    mask = head[4:6] + await rd.readexactly(2)
+                else:
+                    mask = head[2:6]
+                payload = b""
+                if n:
+                    # Usually the payload came in the header's segment: take it without a turn
+                    # of the scheduler (the socket does not block); wait only for the rest.
+                    payload = rd.s.read(n) or b""
+                    if len(payload) < n:
+                        payload += await rd.readexactly(n - len(payload))
+                self.frame_at = -1
+                self.last_rx = ticks_ms()
+                # From here to the end of the iteration nothing awaits: rx is shared by all
+                # readers.
+                unmask(rx, payload, mask)
+                data = memoryview(rx)[:n]
+                opcode = head[0] & 0x0F
+                if opcode == _OP_CLOSE:
+                    self._closed_by_peer(data, n)
+                    break
+                if not within:
+                    if self.over >= _RATE_ABUSE * 1000:
+                        self._refuse(intents.RATE_LIMITED, _CLOSE_POLICY, "too many messages")
+                        break
+                    host.handle(self, intents.error(intents.RATE_LIMITED))
+                    continue
+                if opcode == _OP_TEXT or opcode == _OP_BINARY:
+                    if opcode == _OP_TEXT and not valid_utf8(data):
+                        self._refuse(intents.BAD_UTF8, _CLOSE_BAD_DATA, "text is not valid UTF-8")
+                        break
+                    if self.closing:
+                        break
+                    try:
+                        host.handle(self, intents.parse(data))
+                    except Exception as exc:
+                        self.gw.log("game: message failed: %r" % (exc,))
+                        print_exception(exc)
+                        self._refuse(intents.INTERNAL, _CLOSE_INTERNAL, "internal error")
+                        break
+                    gw.write_dirty()  # the reply and the views it caused leave now
+                elif opcode == _OP_PING:
+                    self.post(frame(data, _OP_PONG))
         except asyncio.CancelledError:
             pass  # kill() from elsewhere: idle, replaced, too slow
         except (OSError, EOFError):
@@ -194,72 +268,6 @@ class Session:
         self.tokens = tokens - 1000
         self.over = over
         return True
-
-    async def _read_frames(self):
-        rd = self.stream
-        host = self.gw.host
-        rx = self.gw.rx
-        while not self.closing:
-            # Every client frame is masked, so it has at least 6 header bytes: one read takes
-            # the header and the mask of any frame under 126 bytes (every valid intent).
-            head = await rd.readexactly(_CLIENT_HEAD)
-            now = ticks_ms()
-            within = self._within_rate(now)
-            self.last_rx = now
-            self.frame_at = now  # the rest must follow within FRAME_MS (Gateway.check_idle)
-            close = head_close_code(head[0], head[1])
-            if close == _CLOSE_PROTOCOL:
-                self.kill(close, "malformed frame")
-                return
-            if close == _CLOSE_UNSUPPORTED:
-                self._refuse(intents.FRAGMENTED, close, "fragmented messages are not supported")
-                return
-            n, size = payload_length(head)
-            if n > MAX_MESSAGE:
-                self._refuse(intents.TOO_LARGE, _CLOSE_TOO_LARGE, "message over 512 bytes")
-                return
-            if size > _CLIENT_HEAD:
-                mask = head[4:6] + await rd.readexactly(2)
-            else:
-                mask = head[2:6]
-            payload = b""
-            if n:
-                # Usually the payload came in the header's segment: take it without a turn of
-                # the scheduler (the socket does not block), and wait only for what is missing.
-                payload = rd.s.read(n) or b""
-                if len(payload) < n:
-                    payload += await rd.readexactly(n - len(payload))
-            self.frame_at = -1
-            self.last_rx = ticks_ms()
-            # From here to the end of the iteration nothing awaits: rx is shared by all readers.
-            unmask(rx, payload, mask)
-            data = memoryview(rx)[:n]
-            opcode = head[0] & 0x0F
-            if opcode == _OP_CLOSE:
-                self._closed_by_peer(data, n)
-                return
-            if not within:
-                if self.over >= _RATE_ABUSE * 1000:
-                    self._refuse(intents.RATE_LIMITED, _CLOSE_POLICY, "too many messages")
-                    return
-                host.handle(self, intents.error(intents.RATE_LIMITED))
-                continue
-            if opcode == _OP_TEXT or opcode == _OP_BINARY:
-                if opcode == _OP_TEXT and not valid_utf8(data):
-                    self._refuse(intents.BAD_UTF8, _CLOSE_BAD_DATA, "text is not valid UTF-8")
-                    return
-                if self.closing:
-                    return
-                try:
-                    host.handle(self, intents.parse(data))
-                except Exception as exc:
-                    self.gw.log("game: message failed: %r" % (exc,))
-                    print_exception(exc)
-                    self._refuse(intents.INTERNAL, _CLOSE_INTERNAL, "internal error")
-                    return
-                self.gw.write_dirty()  # the reply and the views it caused leave now
-            elif opcode == _OP_PING:
-                self.post(frame(bytes(data), _OP_PONG))
 
     def _closed_by_peer(self, data, n):
         """A close frame: echo a valid code (RFC 6455 5.5.1); a malformed one is a protocol

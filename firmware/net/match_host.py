@@ -99,6 +99,11 @@ class MatchHost:
         # tells a board restart from a reconnect (its own random bits: _seed() would start
         # a new match's seed in the journal, and the match's seed is secret until its end)
         self.boot = int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
+        # the framed rules message, made again only when what it says changes (the ruleset,
+        # the chooser): every join posts these same bytes; dropped while a match runs
+        self._rules_frame = None
+        self._rules_for = None  # the ruleset and the chooser it says
+        self._rules_by = 0
         # per seat, this match: accepted moves (and the cells stood on: trail, made with the
         # match) for the end of the match
         self.moves = [0, 0, 0]
@@ -144,6 +149,12 @@ class MatchHost:
             self.trail = bytearray(2 * ((n + 7) >> 3))
             self.reveal = messages.maze_buffers(n)
         return m
+
+    def _zero_score(self):
+        # in place: the list lives as long as the host (a new one, made late, would sit
+        # among the sessions' objects)
+        score = self.score
+        score[0] = score[1] = score[2] = 0
 
     def series_over(self):
         """True when a seat has won the series of a best-of-N ruleset (single matches make
@@ -207,7 +218,7 @@ class MatchHost:
             self.observers.append(session)
             self.views.attach(session, OBSERVER)
             session.post(frame(messages.welcome_observer(self)))
-            session.post(frame(self._rules_text()))
+            session.post(self._rules())
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:
             seat = self._seat_for(intent.token)
@@ -225,7 +236,7 @@ class MatchHost:
                 seat.name = intent.name
             text = messages.welcome_player(self, seat, True)
             session.post(frame(self.journal.welcome(seat, text)))
-            session.post(frame(self._rules_text()))
+            session.post(self._rules())
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
             seat = None
@@ -240,10 +251,10 @@ class MatchHost:
             self.score[1] = self.score[2] = 0  # a new player: a new series
             if not self.chooser:
                 self.chooser = seat.number
-                self._send(_TO_ALL, self._rules_text())
+                self._send(_TO_ALL, self._rules())
             self._bind(session, seat)
             session.post(frame(messages.welcome_player(self, seat, False)))
-            session.post(frame(self._rules_text()))
+            session.post(self._rules())
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)  # the commitment (the seed, after the end)
         if self.match.phase == _FINISHED:
@@ -252,6 +263,17 @@ class MatchHost:
         self._maybe_start()
 
     # ---- the ruleset ------------------------------------------------------------------------
+
+    def _rules(self):
+        """The framed rules message: made again only when the ruleset or the chooser changed
+        since the last one (mailboxes never write to a frame, so a message still queued keeps
+        the bytes it was posted with)."""
+        if self._rules_for is not self.ruleset or self._rules_by != self.chooser:
+            self._rules_frame = None  # its room is free for the new one, unless still queued
+            self._rules_frame = frame(self._rules_text())
+            self._rules_for = self.ruleset
+            self._rules_by = self.chooser
+        return self._rules_frame
 
     def _rules_text(self):
         entry = self.ruleset
@@ -304,7 +326,7 @@ class MatchHost:
             gc.collect()
             self.views.changed()
         self.log("game: ruleset %s chosen" % entry[0])
-        self._send(_TO_ALL, self._rules_text())
+        self._send(_TO_ALL, self._rules())
         self._room()
 
     def _refuse_full(self, session):
@@ -436,11 +458,11 @@ class MatchHost:
                 return  # already out of the maze: the finish window decides; free it later
             self.log("game: seat %d forfeits" % seat.number)
         seat.free()
-        self.score = [0, 0, 0]
+        self._zero_score()
         if self.chooser == seat.number:
             other = self.seats[3 - seat.number]
             self.chooser = other.number if other.token is not None else 0
-            self._send(_TO_ALL, self._rules_text())
+            self._send(_TO_ALL, self._rules())
         self.log("game: seat %d free" % seat.number)
         self._room()
 
@@ -454,7 +476,7 @@ class MatchHost:
             if self.series_over():
                 self.score[1] = self.score[2] = 0  # a new series
             if self._built is not self.ruleset:
-                self.score = [0, 0, 0]  # another ruleset: another series
+                self._zero_score()  # another ruleset: another series
                 m = self.match = self.views.match = self._new_match()
             else:
                 m.reset(self._seed())
@@ -477,6 +499,9 @@ class MatchHost:
         m.start(0)
         self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
+        # the lobby's joins are over: the rules frame's room is the match's (a join during
+        # the match makes it again)
+        self._rules_frame = self._rules_for = None
         self._after(before, True)
         # the commitment, after the countdown's event and views (which then go out together,
         # as without a log) and long before a move can be accepted

@@ -7,6 +7,7 @@ from test_match_host import Clock, FakeSession, send
 
 from game import rulesets
 from net import messages
+from net.frames import frame
 from net.match_host import MatchHost
 from net.settings import Settings
 
@@ -97,6 +98,64 @@ def test_the_choice_passes_to_the_other_seat_when_the_chooser_leaves():
     host.tick()
     assert bob.last("rules")["by"] == 2
     assert choose(host, bob, "quick")["t"] == "ack"
+
+
+class RawSession(FakeSession):
+    """A FakeSession that also keeps every frame object posted to it."""
+
+    def __init__(self):
+        super().__init__()
+        self.raw = []
+
+    def post(self, data):
+        super().post(data)
+        self.raw.append(data)
+
+    def rules_frames(self):
+        return [d for d in self.raw if b'"t":"rules"' in bytes(d)]
+
+
+def raw_join(host, name, role="play"):
+    s = RawSession()
+    send(host, s, json.dumps({"t": "join", "role": role, "name": name}))
+    return s
+
+
+def test_the_rules_frame_is_made_once_and_again_only_when_it_changes():
+    # every join posts the same bytes (docs/memory.md, "Fragmentation on the join path"); a
+    # new ruleset or chooser makes new ones, and a frame already posted keeps what it said
+    host, _ = host_with()
+    ann = raw_join(host, "ann")
+    bob = raw_join(host, "bob")
+    tv = raw_join(host, None, "watch")
+    tv2 = raw_join(host, None, "watch")
+    first = ann.rules_frames()[-1]
+    assert all(s.rules_frames()[-1] is first for s in (bob, tv, tv2))
+    assert bytes(first) == bytes(frame(host._rules_text()))
+    said = bytes(first)
+    assert choose(host, ann, "sight")["t"] == "ack"
+    second = tv.rules_frames()[-1]
+    assert second is not first and bytes(first) == said  # the old frame is not rewritten
+    assert all(s.rules_frames()[-1] is second for s in (ann, bob, tv2))
+    assert bytes(second) == bytes(frame(host._rules_text()))
+    assert tv.last("rules")["rs"]["id"] == "sight" and tv.last("rules")["by"] == 1
+    assert raw_join(host, None, "watch").rules_frames()[-1] is second
+    # the chooser leaves: the choice passes to seat 2, in a new frame
+    send(host, ann, '{"t":"leave","c":2}')
+    host.detach(ann)
+    host.tick()
+    third = bob.rules_frames()[-1]
+    assert third is not second and bob.last("rules")["by"] == 2
+    assert bob.last("rules")["rs"]["id"] == "sight"
+    assert tv.rules_frames()[-1] is third
+    # a match drops it (its room is the match's); a join during the match makes it again
+    cid = raw_join(host, "cid")
+    send(host, cid, '{"t":"ready","c":1}')
+    send(host, bob, '{"t":"ready","c":3}')
+    assert host.match.phase != 0 and host._rules_frame is None
+    late = raw_join(host, None, "watch")
+    assert bytes(late.rules_frames()[-1]) == bytes(frame(host._rules_text()))
+    assert late.last("rules")["rs"]["id"] == "sight" and late.last("rules")["by"] == 2
 
 
 def test_settings_can_fix_the_ruleset_and_the_lobby_shows_it_fixed():

@@ -3,6 +3,7 @@
 from net.frames import (
     MAX_MESSAGE,
     close_code_valid,
+    frame,
     head_close_code,
     payload_length,
     valid_utf8,
@@ -67,3 +68,17 @@ def test_payload_lengths():
     assert payload_length(bytes((0x81, 0x85, 0, 0, 0, 0))) == (5, 6)
     assert payload_length(bytes((0x81, 0xFE, 0x01, 0x00, 0, 0))) == (256, 8)
     assert payload_length(bytes((0x81, 0xFF, 0, 0, 0, 0)))[0] == MAX_MESSAGE + 1
+
+
+def test_frames_are_made_whole_with_the_shortest_header():
+    # one final, unmasked frame, its length in the shortest form (RFC 6455 5.2)
+    assert bytes(frame("")) == b"\x81\x00"
+    assert bytes(frame('{"t":"ack","c":1}')) == b'\x81\x11{"t":"ack","c":1}'
+    for n, head in ((125, b"\x81\x7d"), (126, b"\x81\x7e\x00\x7e"), (359, b"\x81\x7e\x01\x67")):
+        data = frame("x" * n)
+        assert bytes(data) == head + b"x" * n
+    # bytes, and a view of a buffer (a ping's payload echoed as a pong, opcode 10)
+    assert bytes(frame(b"\x00\xff", 2)) == b"\x82\x02\x00\xff"
+    buf = bytearray(b"abcdef")
+    assert bytes(frame(memoryview(buf)[1:4], 10)) == b"\x8a\x03bcd"
+    assert bytes(frame("\u00e9")) == b"\x81\x02\xc3\xa9"  # UTF-8: bytes, not characters
