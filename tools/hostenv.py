@@ -63,9 +63,12 @@ CORE_TEST_HEAP = "192wK"
 # the board's Microdot Response.write and /status written in pieces (docs/memory.md, "Winning
 # it back"); 94K / 60K fail. As the rule above says, the budget is one 2 KB step above the
 # smallest passing heap (62K ROMFS passed with a largest free block of 240 bytes): 98K / 64K.
-# The rest (~10 KB filesystem, 8 KB ROMFS above the goals) is open work.
-BUDGET_FS = 98 * 1024  # .mpy files on the filesystem (stock firmware)
-BUDGET_ROMFS = 64 * 1024  # the same .mpy files in a ROMFS partition (or frozen)
+# Lowered to 96K / 62K: the join path's fragmentation won back (docs/memory.md, "Fragmentation
+# on the join path"; 94K and 60K passed 2 runs of 2 with everything merged, 92K failed). The
+# ROMFS budget is back where it was before the regression; the filesystem one is still 4 KB
+# above its 92K, and the rest (~8 KB filesystem, 6 KB ROMFS above the goals) is open work.
+BUDGET_FS = 96 * 1024  # .mpy files on the filesystem (stock firmware)
+BUDGET_ROMFS = 62 * 1024  # the same .mpy files in a ROMFS partition (or frozen)
 GOAL_FS = 88 * 1024
 GOAL_ROMFS = 56 * 1024  # about an ESP32's first heap (55,968 bytes of GC heap)
 # The same on the 64-bit unix port (secondary figures: `w` counts 4-byte words, so 84wK is
