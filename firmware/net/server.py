@@ -34,6 +34,11 @@ _SOURCES = const(8)
 _ADMIT_FREE = const(2048)  # bytes of free heap a new connection needs (MicroPython's gc only)
 _REQUEST_ROOM = const(1024)  # and more for each admitted connection still reading its request
 _mem_free = getattr(gc, "mem_free", None)
+# Bounds on what an HTTP request makes the board allocate (docs/memory.md, "The largest
+# allocations after boot"): no request body is read (no route takes one: 413 before any of it
+# is read, where Microdot's default reads up to 16 KB), and files (the page) go out in
+# _CHUNK-byte pieces (Microdot's default: 1 KB), each a block a fragmented heap must have.
+_CHUNK = const(512)
 
 _BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
@@ -51,6 +56,8 @@ class Server:
         self.refused = 0  # closed at once: too many open, a source too fast, or too little heap
         self.evicted = 0  # connections closed to make room: their request was not complete
         self.sources = SourceLimit(_SOURCE_BURST, _SOURCE_PER_S, _SOURCES)
+        Request.max_body_length = Request.max_content_length = 0
+        Response.send_file_buffer_size = _CHUNK
 
     async def run(self, host, port):
         """Listen on host:port and serve until the board stops."""
