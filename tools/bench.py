@@ -239,14 +239,27 @@ def print_table(report):
                 r["naive_over_records"],
             )
         )
-    print("\n== wire: per view (us: written whole; 'again': the same state, updated in place) ==")
     print(
-        "%-18s %8s %8s %9s %9s %9s %9s %9s"
-        % ("view", "rec avg", "rec max", "bytes avg", "bytes max", "us CPy", "us unix", "again")
+        "\n== wire: per view (us: written whole; 'moved': a player's after its move, from its"
+        " status on; 'again': the same state, updated in place) =="
+    )
+    print(
+        "%-18s %8s %8s %9s %9s %9s %9s %9s %9s"
+        % (
+            "view",
+            "rec avg",
+            "rec max",
+            "bytes avg",
+            "bytes max",
+            "us CPy",
+            "us unix",
+            "moved",
+            "again",
+        )
     )
     for r in report["wire"]["per_view"]:
         print(
-            "%-18s %8.2f %8d %9.1f %9d %9.1f %9s %9s"
+            "%-18s %8.2f %8d %9.1f %9d %9.1f %9s %9s %9s"
             % (
                 r["name"],
                 r["records_mean"],
@@ -255,6 +268,7 @@ def print_table(report):
                 r["bytes_max"],
                 r["us_per_view_cpython"],
                 r.get("us_per_view_upy", "-"),
+                r.get("us_per_moved_upy", "-"),
                 r.get("us_per_update_upy", "-"),
             )
         )

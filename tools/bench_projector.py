@@ -1,8 +1,9 @@
 # Projector figures: records and bytes per view for a player at radius 3 and 6 and for an
 # observer at 15x15, 21x21 and 32x32, and microseconds per view (begin() + record(i) for every
-# record) on CPython and on the MicroPython unix port: the view written whole, and the same
-# state again (what the projector updates in place: the state sequence and the status). States
-# come from seeded driven matches.
+# record) on CPython and on the MicroPython unix port: the view written whole, a player's view
+# as after its own move (proj.forget_square(): its record written again from its status on, the
+# envelope kept; an observer's is written whole), and the same state again (what the projector
+# updates in place: the state sequence and the status). States come from seeded driven matches.
 #
 #   python tools/bench_projector.py [--json] [--no-upy]   table (or JSON) for both interpreters
 #   micropython tools/bench_projector.py --raw            one JSON line per scenario (used above)
@@ -46,7 +47,7 @@ def _project(proj, m, role):
 
 def measure(name, preset, roles, vision):
     proj = Projector()
-    stats = [0, 0, 0, 0, 0, 0.0, 0.0]  # views, records, bytes, max records, max bytes, us x2
+    stats = [0, 0, 0, 0, 0, 0.0, 0.0, 0.0]  # views, records, bytes, max records/bytes, us x3
 
     def sample(m):
         saved1 = m.vision[1]
@@ -60,14 +61,16 @@ def measure(name, preset, roles, vision):
             stats[2] += size
             stats[3] = max(stats[3], count)
             stats[4] = max(stats[4], size)
-            # The view written whole (proj.forget(): nothing kept from the last one), then
-            # the same state again (the records updated in place); the fastest of a few runs
-            # each: the least disturbed one.
-            for k in (5, 6):
+            # The view written whole (proj.forget(): nothing kept from the last one), as after
+            # a move (proj.forget_square()), then the same state again (the records updated
+            # in place); the fastest of a few runs each: the least disturbed one.
+            for k in (5, 7, 6):
                 best = None
                 for _ in range(REPEAT):
                     if k == 5:
                         proj.forget()
+                    elif k == 7:
+                        proj.forget_square()
                     start = now_us()
                     _project(proj, m, role)
                     us = elapsed_us(start)
@@ -91,6 +94,7 @@ def measure(name, preset, roles, vision):
         "bytes_max": stats[4],
         "us_per_view": round(stats[5] / views, 1),
         "us_per_update": round(stats[6] / views, 1),
+        "us_per_moved": round(stats[7] / views, 1),
     }
 
 
@@ -128,10 +132,12 @@ def main(argv):
     for row in rows:
         row["us_per_view_cpython"] = row.pop("us_per_view")
         row["us_per_update_cpython"] = row.pop("us_per_update")
+        row["us_per_moved_cpython"] = row.pop("us_per_moved")
         if upy is not None:
             us = upy[row["name"]]["us_per_view"]
             row["us_per_view_upy"] = us
             row["us_per_update_upy"] = upy[row["name"]]["us_per_update"]
+            row["us_per_moved_upy"] = upy[row["name"]]["us_per_moved"]
             row["esp32_ms_estimate"] = round(us * ESP32_FACTOR / 1000, 1)
             # The same records on both interpreters (the differential test checks the bytes).
             assert upy[row["name"]]["bytes_total"] == row["bytes_total"]
@@ -147,6 +153,7 @@ def main(argv):
         "bytes max",
         "us CPython",
         "us unix",
+        "us unix moved",
         "us unix again",
         "ms ESP32*",
     )
@@ -162,6 +169,7 @@ def main(argv):
             row["bytes_max"],
             row["us_per_view_cpython"],
             row.get("us_per_view_upy", "-"),
+            row.get("us_per_moved_upy", "-"),
             row.get("us_per_update_upy", "-"),
             row.get("esp32_ms_estimate", "-"),
         )

@@ -26,7 +26,9 @@
 # hex digits are encoded once per maze (`_hex`, again only when the flags differ from the copy
 # in `_cut`) and copied into records run by run; the rest of a record is templates with the
 # numbers poked in. A view that shows what the role's last one showed but its state sequence
-# and status (the other player moved) is written in place.
+# and status (the other player moved) is written in place; a seat's members in a status are
+# written again only where they changed (a moved player: its position's digits); a player who
+# moved keeps its record's envelope (written again from the status on).
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
 from game.rules import NO_BEARING, PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
@@ -86,10 +88,11 @@ _S_K = const(b',"k":')
 _S_PLAYERS = const(b'{"players":[')
 
 
-def visible(match, seat, cell):
+def visible(match, seat, cell, proj=None):
     """True when seat may see cell: inside its square (Chebyshev distance <= its radius) and,
     under line of sight (match.rules[5]) without a vision effect, in sight (see sight()): an
-    eye shows the whole square of the vision radius, over the walls."""
+    eye shows the whole square of the vision radius, over the walls. With a Projector, its
+    mask of the seat's square (see Projector.visible)."""
     w = match.width
     if cell < 0 or cell >= w * match.height:
         return False
@@ -100,8 +103,11 @@ def visible(match, seat, cell):
     if not (-r <= dx <= r and -r <= dy <= r):
         return False
     if match.rules[5] and not match.vision[seat]:
-        mask = bytearray(_SIGHT_CELLS)  # (allocates: for events, not views)
-        sight(match.cells, w, here, r, mask)
+        if proj:
+            mask = proj._sight(match, seat, here, r)
+        else:
+            mask = bytearray(_SIGHT_CELLS)  # (allocates: for events, not views)
+            sight(match.cells, w, here, r, mask)
         return mask[(dy + _SIGHT_R) * _SIGHT_SIDE + dx + _SIGHT_R] == 1
     return True
 
@@ -192,8 +198,10 @@ class Projector:
         # A store per seat, with the seat's last view of one record (buf: its bytes).
         size = headroom + RECORD_MAX
         self._stores = (None, bytearray(size), bytearray(size))
-        self._bufs = (None,) + tuple(
-            memoryview(b)[headroom : headroom + RECORD_MAX] for b in self._stores[1:]
+        self._bufs = (
+            None,
+            memoryview(self._stores[1])[headroom : headroom + RECORD_MAX],
+            memoryview(self._stores[2])[headroom : headroom + RECORD_MAX],
         )
         self.store = self._stores[1]
         self.buf = self._bufs[1]
@@ -214,11 +222,13 @@ class Projector:
         self.at = self._one_at
         self.lens = self._one_lens
         # What the last view of each role (observer, seat 1, seat 2) in its buffer shows:
-        # [0 or 1 (valid), its square (lo * 1024 + hi), objects generation, digits of the
-        # state sequence, phase, meetings, where the status starts, its bytes, count, bytes of
-        # record 0 (a seat's)].
-        # [10]: the seat's cell (line of sight: the same square may show other cells).
-        self._keys = ([0] * 11, [0] * 11, [0] * 11)
+        # [objects generation, its square (lo * 1024 + hi), 10 ** the digits of the state
+        # sequence (0: nothing valid), ((meetings * 4 + phase) * 4 + result) * 4 + winner,
+        # where the status starts, its bytes, the observer's count (a seat's view is one
+        # record: its bytes), the seat's cell under line of sight (the same square may show
+        # other cells, else -1), then a seat's members in the status (see _put_seat): the
+        # seat's, and for the observer seat 1's and seat 2's (-1: not known)].
+        self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
         # Line of sight: each seat's mask of its square (made by its first such view), its
         # last two bytes what it was made for (cell * 16 + radius + 1, 0: nothing); _mask: the
         # view's, or None.
@@ -255,24 +265,13 @@ class Projector:
     def visible(self, match, seat, cell):
         """visible(), with the seat's mask of this projector under line of sight (made or
         brought up to date here: allocation-free once made)."""
-        if not match.rules[5] or match.vision[seat]:
-            return visible(match, seat, cell)
-        w = match.width
-        here = match.pos[seat]
-        r = match.radius(seat)
-        dx = cell % w - here % w
-        dy = cell // w - here // w
-        if cell < 0 or cell >= w * match.height or not (-r <= dx <= r and -r <= dy <= r):
-            return False
-        self._cells = match.cells
-        if self._cut != self._cells:
-            self._load_maze(self._cells)
-        return (
-            self._sight(match, seat, here, r)[(dy + _SIGHT_R) * _SIGHT_SIDE + dx + _SIGHT_R] == 1
-        )
+        return visible(match, seat, cell, self)
 
     def _sight(self, match, seat, here, r):
-        # seat's mask of its square at here and radius r, made again only when they changed
+        # seat's mask of its square at here and radius r, made again only when they (or the
+        # maze) changed
+        if self._cut != match.cells:
+            self._load_maze(match.cells)
         mask = self._sights[seat]
         if mask is None:
             mask = self._sights[seat] = bytearray(_SIGHT_CELLS + 2)
@@ -284,7 +283,7 @@ class Projector:
         return mask
 
     def opponent_visible(self, match, seat):
-        return opponent_visible(match, seat)
+        return not match.exited[3 - seat] and visible(match, seat, match.pos[3 - seat])
 
     def begin(self, match, role):
         """Write every record of role's view of match; returns the record count."""
@@ -311,7 +310,7 @@ class Projector:
         sq = self._sq
         if role:
             here = sq[4] = match.pos[role]
-            r = match.radius(role)
+            r = match.rules[1] if match.vision[role] else match.rules[0]  # match.radius()
             if match.rules[5] and not match.vision[role]:
                 self._mask = self._sight(match, role, here, r)
             hx = here % w
@@ -331,70 +330,110 @@ class Projector:
         sq[1] = hi = y1 * w + x1
         sq[2] = x0
         sq[3] = x1
-        # The role's last view has the same layout if it shows the same square, objects,
-        # state sequence width, phase and meetings, and the status keeps its length: the
-        # status and the state sequence are written in place.
+        # The role's last view has the same envelope if it shows the same state sequence width,
+        # phase, meetings and result (10 ** digits: the state sequence stays below 10 ** 9).
+        # Then, if it also shows the same square and objects and the status keeps its length,
+        # the status (only the seats' members that changed, _put_seat) and the state sequence
+        # are written in place; else a seat's view (of one record) is written again from its
+        # status on, the envelope kept.
         key = self._keys[role]
         seq = match.state_seq
+        st = n = 0
         if (
-            key[0]
-            and key[1] == lo * 1024 + hi
-            and key[2] == self._gen
-            and key[3] == ndigits(seq)
-            and key[4] == match.phase
-            and key[5] == match.meeting_seq
-            and key[10] == (sq[4] if self._mask else -1)
+            key[2] > seq
+            and seq * 10 >= key[2]
+            and key[3]
+            == ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
         ):
-            at = key[6]
-            if self._status(b, at, match, role) - at == key[7]:
-                if role:
+            st = key[4]
+            if (
+                key[0] == self._gen
+                and key[1] == lo * 1024 + hi
+                and key[7] == (sq[4] if self._mask else -1)
+            ):
+                q = self._status(b, st, match, role)
+                if q - st == key[5]:
+                    if not role:
+                        for i in range(key[6]):
+                            put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
+                        return self._records(match, role, key[6], -1)
                     put_int(b, self.headroom + _ENV_V_LEN, seq)
-                    self._one_lens[0] = key[9]
-                    return self._view(b, self._one_at, self._one_lens, 1)
-                count = key[8]
-                for i in range(count):
-                    put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
-                return self._view(b, self._obs_at, self._obs_lens, count)
-        key[0] = 0
-        runs = self._runs
-        runs[0] = lo
-        runs[1] = w
-        runs[2] = x1 - x0 + 1
-        runs[3] = y1 - y0 + 1
-        if x0 == 0 and x1 == w - 1:
-            runs[2] = hi + 1 - lo
-            runs[3] = 1
-        if role:
-            # One record, in the seat's store, if it fits (with the closing brace).
-            at = self.headroom
-            p = self._head(b, at, match, role, 1)
-            if p + self._cells_len(lo, w) < at + RECORD_MAX:
-                p = self._put_cells(b, p, 0, 0, runs[3], 0)
-                b[p] = 125  # '}'
-                self._one_lens[0] = key[9] = p + 1 - at
-                self._remember(key, match, at, 1)
-                return self._view(b, self._one_at, self._one_lens, 1)
-            # More than one: in obs (the observer's records there are written again next).
-            self._keys[0][0] = 0
-            return self._records(match, role, self._plan(), False)
-        # Every record of the observer's view again, record 0's head first (the planner
-        # needs its lengths): in obs, or while obs is too small (before it is made to the
-        # view's size), in seat 2's store.
-        if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
-            self._head(self._stores[2], self.headroom, match, OBSERVER, 1)
-            self._keys[2][0] = 0
-            count = self._records(match, OBSERVER, self._plan(), False)
-        else:
-            self._head(b, _GAP, match, OBSERVER, 1)
-            count = self._records(match, OBSERVER, self._plan(), True)
-        self._remember(key, match, _GAP, count)
-        return count
+                    n = key[6]
+            if not role:
+                st = 0
+        if not n:
+            key[2] = 0
+            runs = self._runs
+            runs[0] = lo
+            runs[1] = w
+            runs[2] = x1 - x0 + 1
+            runs[3] = y1 - y0 + 1
+            if x0 == 0 and x1 == w - 1:
+                runs[2] = hi + 1 - lo
+                runs[3] = 1
+            if role:
+                # One record, in the seat's store, if it fits (with the closing brace).
+                at = self.headroom
+                if st:
+                    put_int(b, at + _ENV_V_LEN, seq)
+                    self._pre_len = st - 13 - at
+                    self._st_len = self._status(b, st, match, role) - st
+                    p = self._head(b, st, match, role, 0)
+                else:
+                    p = self._head(b, at, match, role, 1)
+                    st = at + self._pre_len + 13
+                # Bytes of the cells member in one record: [first,"digits"] and a comma for each
+                # run, the member's opening around them. The digits of the runs' first cells: one
+                # each, and one more for each that is at least 10, 100, 1000.
+                n = 6 + runs[3] * (7 + runs[2])
+                last = lo + (runs[3] - 1) * w
+                for top in (10, 100, 1000):
+                    if last >= top:
+                        n += runs[3] if lo >= top else runs[3] - (top - 1 - lo) // w - 1
+                if p + n < at + RECORD_MAX:
+                    p = self._put_cells(b, p, 0, 0, runs[3], 0)
+                    b[p] = 125  # '}'
+                    n = p + 1 - at
+                    self._remember(key, match, st, n)
+                else:
+                    # More than one: in obs (the observer's records there are written again
+                    # next; the seat's members in key describe its store only).
+                    self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
+                    n = self._records(match, role, self._plan(), False)
+                    key[8] = -1
+                    return n
+            else:
+                # Every record of the observer's view again, record 0's head first (the
+                # planner needs its lengths): in obs, or while obs is too small (before it is
+                # made to the view's size), in seat 2's store.
+                if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
+                    key[8] = key[10] = -1
+                    self._head(self._stores[2], self.headroom, match, OBSERVER, 1)
+                    self._keys[2][2] = self._keys[2][8] = key[8] = key[10] = -1
+                    count = self._records(match, OBSERVER, self._plan(), False)
+                else:
+                    self._head(b, _GAP, match, OBSERVER, 1)
+                    count = self._records(match, OBSERVER, self._plan(), True)
+                self._remember(key, match, _GAP + self._pre_len + 13, count)
+                return count
+        self._one_lens[0] = n
+        self.out = b
+        self.at = self._one_at
+        self.lens = self._one_lens
+        self.count = 1
+        return 1
 
     def forget(self):
         """Write the next view of every role whole (benchmarks: the cost of a view from
         scratch)."""
         for key in self._keys:
-            key[0] = 0
+            key[2] = key[8] = key[10] = -1
+
+    def forget_square(self):
+        """Write the next view of every seat as after a move: again from its status on
+        (benchmarks; the board image leaves it out: nothing there calls it)."""
+        for key in self._keys:
+            key[1] = -1
 
     def record(self, i):
         """Record i (0 <= i < count) of the current view: a memoryview of exactly its bytes."""
@@ -409,26 +448,18 @@ class Projector:
         self.length = self.lens[i]
         return self.length
 
-    def _view(self, out, at, lens, count):
-        self.out = out
-        self.at = at
-        self.lens = lens
-        self.count = count
-        return count
-
-    def _remember(self, key, match, at, count):
-        # What the view just written shows (see self._keys).
+    def _remember(self, key, match, st, n):
+        # What the view just written shows (see self._keys); its status is at st; n: the
+        # observer's count, a seat's bytes.
         sq = self._sq
         key[1] = sq[0] * 1024 + sq[1]
-        key[2] = self._gen
-        key[3] = ndigits(match.state_seq)
-        key[4] = match.phase
-        key[5] = match.meeting_seq
-        key[10] = sq[4] if self._mask else -1
-        key[6] = at + self._pre_len + 13  # after i, n, ,"st":
-        key[7] = self._st_len
-        key[8] = count
-        key[0] = 1
+        key[2] = 10 ** ndigits(match.state_seq)
+        key[3] = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
+        key[4] = st
+        key[5] = self._st_len
+        key[6] = n
+        key[7] = sq[4] if self._mask else -1
+        key[0] = self._gen
 
     # ---- the maze's digits ------------------------------------------------------------------
 
@@ -442,7 +473,7 @@ class Projector:
             self._cut = bytearray(n)
         self._cut[0 : len(self._cut)] = cells
         for key in self._keys:
-            key[0] = 0
+            key[2] = key[8] = key[10] = -1
         for mask in self._sights:
             if mask:
                 mask[_SIGHT_CELLS] = mask[_SIGHT_CELLS + 1] = 0
@@ -455,29 +486,32 @@ class Projector:
 
     def _head(self, b, at, match, role, count):
         """Record 0 of role's view at b[at:] up to its cells: the envelope, the status, the
-        objects; returns where the cells go. Notes the lengths the planner needs."""
-        # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":
-        p = put(b, at, _ENV_V)
-        p = put_int(b, p, match.state_seq)
-        b[p : p + 6] = _ENV_R
-        p = put(b, p + 6, _ROLES[role])
-        b[p : p + 8] = _ENV_PH
-        p = put(b, p + 8, _PHASES[match.phase])
-        b[p : p + 6] = _ENV_W
-        p = put_int(b, p + 6, self._w)
-        b[p : p + 5] = _ENV_H
-        p = put_int(b, p + 5, self._h)
-        b[p : p + 5] = _ENV_M
-        p = put_int(b, p + 5, match.meeting_seq)
-        b[p : p + 5] = _ENV_I
-        p += 5
-        self._pre_len = p - at
-        # 0,"n":N,"st":{...}
-        b[p : p + 13] = _ENV_0
-        b[p + 6] = 48 + count
-        p += 13
-        q = self._status(b, p, match, role)
-        self._st_len = q - p
+        objects; returns where the cells go. Notes the lengths the planner needs. Count 0:
+        the envelope and the status (_st_len bytes) are there already, the status at at."""
+        p = at
+        if count:
+            # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":
+            p = put(b, at, _ENV_V)
+            p = put_int(b, p, match.state_seq)
+            b[p : p + 6] = _ENV_R
+            p = put(b, p + 6, _ROLES[role])
+            b[p : p + 8] = _ENV_PH
+            p = put(b, p + 8, _PHASES[match.phase])
+            b[p : p + 6] = _ENV_W
+            p = put_int(b, p + 6, self._w)
+            b[p : p + 5] = _ENV_H
+            p = put_int(b, p + 5, self._h)
+            b[p : p + 5] = _ENV_M
+            p = put_int(b, p + 5, match.meeting_seq)
+            b[p : p + 5] = _ENV_I
+            p += 5
+            self._pre_len = p - at
+            # 0,"n":N,"st":{...}
+            b[p : p + 13] = _ENV_0
+            b[p + 6] = 48 + count
+            p += 13
+            self._st_len = self._status(b, p, match, role) - p
+        q = p + self._st_len
         # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
         # slot order (nothing when there are none).
         lo, hi, x0, x1, _ = self._sq
@@ -486,10 +520,8 @@ class Projector:
         w = self._w
         p = q + 6
         for slot in range(len(present)):
-            if not present[slot]:
-                continue
             cell = cell_of[slot]
-            if cell < lo or cell > hi or not x0 <= cell % w <= x1:
+            if not (lo <= cell <= hi and present[slot] and x0 <= cell % w <= x1):
                 continue
             if self._mask and not self._seen(cell):
                 continue
@@ -497,7 +529,7 @@ class Projector:
             owner = match.obj_owner[slot]
             variant = match.obj_variant[slot]
             if kind > 9 or owner > 9 or variant > 9:
-                raise ValueError("object value out of range")
+                raise ValueError("value out of range")
             b[p : p + 7] = _OBJ
             b[p + 1] = 48 + kind
             b[p + 3] = 48 + owner
@@ -516,22 +548,23 @@ class Projector:
 
     def _status(self, b, p, match, role):
         """role's status object at p; returns its end."""
+        key = self._keys[role]
         if role == OBSERVER:
             # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
             b[p : p + 12] = _S_PLAYERS
-            p = self._put_seat(b, p + 12, match, 1)
+            p = self._put_seat(b, p + 12, match, 1, key, 8)
             b[p : p + 6] = _S_XT
             p = put_int(b, p + 6, match.exit_time[1])
             b[p] = 125  # '}'
             b[p + 1] = 44  # ','
-            p = self._put_seat(b, p + 2, match, 2)
+            p = self._put_seat(b, p + 2, match, 2, key, 10)
             b[p : p + 6] = _S_XT
             p = put_int(b, p + 6, match.exit_time[2])
             b[p : p + 10] = _S_RES_OBS
             p += 10
         else:
             # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}
-            p = self._put_seat(b, p, match, role)
+            p = self._put_seat(b, p, match, role, key, 8)
             b[p : p + 8] = _S_RES
             p += 8
         p = put(b, p, _RESULTS[match.result])
@@ -557,20 +590,39 @@ class Projector:
         b[p] = 125
         return p + 1
 
-    def _put_seat(self, b, p, match, seat):
+    def _put_seat(self, b, p, match, seat, key, i):
         # {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p; returns its end. K, R,
         # XO and XD have one digit (in the rules' ranges), poked into the members around them.
+        # key[i]: what the members at p show but the position, key[i + 1]: (position * 1024
+        # + p) * 128 + their bytes: when they show the same, only a position that keeps its
+        # width is written again.
         k = match.inventory[seat]
-        rad = match.radius(seat)
+        v = match.vision[seat]
+        rad = match.rules[1] if v else match.rules[0]  # match.radius()
         xo = match.exit_open[seat]
         xd = match.exited[seat]
         if k > 9 or rad > 9 or xo > 9 or xd > 9:
-            raise ValueError("status value out of range")
-        b[p : p + 5] = _S_P
-        p = put_int(b, p + 5, match.pos[seat])
+            raise ValueError("value out of range")
+        c = match.compass[seat]
+        a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
+        here = match.pos[seat]
+        t = key[i + 1]
+        if key[i] == a and t >> 7 & 1023 == p:
+            if t >> 17 == here:
+                return p + (t & 127)
+            # the position again, over the old one: done if it kept its width (a comma follows)
+            q = put_int(b, p + 5, here)
+            if b[q] == 44:
+                key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
+                return p + (t & 127)
+        else:
+            b[p : p + 5] = _S_P
+            q = put_int(b, p + 5, here)
+        key[i] = a
+        t = p
+        p = q
         b[p : p + 12] = _S_K_VM
         b[p + 5] = 48 + k
-        v = match.vision[seat]
         if v < 10:
             b[p + 12] = 48 + v
             p += 13
@@ -578,15 +630,15 @@ class Projector:
             p = put_int(b, p + 12, v)
         b[p : p + 14] = _S_RAD_CP
         b[p + 7] = 48 + rad
-        v = match.compass[seat]
-        if v < 10:
-            b[p + 14] = 48 + v
+        if c < 10:
+            b[p + 14] = 48 + c
             p += 15
         else:
-            p = put_int(b, p + 14, -1 if v == NO_BEARING else v)
+            p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
         b[p : p + 14] = _S_XO_XD
         b[p + 6] = 48 + xo
         b[p + 13] = 48 + xd
+        key[i + 1] = (here * 1024 + t) * 128 + p + 14 - t
         return p + 14
 
     def _seen(self, cell):
@@ -598,18 +650,6 @@ class Projector:
         ]
 
     # ---- planning and writing ---------------------------------------------------------------
-
-    def _cells_len(self, lo, w):
-        """Bytes of the cells member when every run is in one record: [first,"digits"] and a
-        comma for each run, the member's opening around them. The digits of the runs' first
-        cells: one each, and one more for each that is at least 10, 100, 1000."""
-        first, step, rlen, rows = self._runs
-        size = 6 + rows * (7 + rlen)
-        last = first + (rows - 1) * step
-        for top in (10, 100, 1000):
-            if last >= top:
-                size += rows if first >= top else rows - (top - 1 - first) // step - 1
-        return size
 
     def _plan(self):
         """Pack the status, the objects and the cell runs greedily into records (the status
@@ -651,23 +691,28 @@ class Projector:
         self._c_off[chunk] = off
         return chunk
 
-    def _new_obs(self, need):
-        # (let the old buffer go first; room to grow a little)
-        self.obs = self._obs_pre = None
-        self.obs = bytearray(need + 32)
-        self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
-
     def _records(self, match, role, count, head):
         """Write the planned records into obs, each after its gap (record 0's head is there
-        already if `head`); returns count."""
+        already if `head`; all of them if head is -1); makes them the current view, returns
+        count."""
         gap = self._gap
         at = self._obs_at
         lens = self._obs_lens
+        self.out = self.obs
+        self.at = at
+        self.lens = lens
+        self.count = count
+        if head < 0:
+            return count
         need = _GAP + _SLACK
         for i in range(count):
             need += lens[i] + (gap(lens[i]) if gap else 0)
         if self.obs is None or len(self.obs) < need:
-            self._new_obs(need)
+            # (let the old buffer go first; room to grow a little; what it showed is gone)
+            self.obs = self._obs_pre = None
+            self._keys[0][8] = self._keys[0][10] = -1
+            self.obs = bytearray(need + 32)
+            self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
             head = False
         ob = self.obs
         self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
@@ -697,7 +742,8 @@ class Projector:
             ob[p] = 125  # '}'
             p += 1
         self.obs_end = p
-        return self._view(ob, at, lens, count)
+        self.out = ob
+        return count
 
     def _put_cells(self, b, p, run, off, run_end, off_end):
         """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
@@ -735,7 +781,7 @@ class Projector:
             # object, so the scratch buffer (the copy of the flags, made again below) takes all
             # of them and drops the cells before a and after the run (a bytearray keeps its
             # memory when it shrinks, and grows back into it), then is copied whole.
-            cut[0 : len(cut)] = hexd
+            cut[:] = hexd
             cut[a + n :] = b""
             cut[0:a] = b""
             b[p : p + n] = cut
@@ -751,7 +797,7 @@ class Projector:
                 break
             off = 0
             a = first + run * step
-        cut[0 : len(cut)] = self._cells  # the copy of the flags again
+        cut[:] = self._cells  # the copy of the flags again
         b[start : start + 7] = _CELLS
         b[p] = 34  # '"'
         b[p + 1] = 93  # ']'
