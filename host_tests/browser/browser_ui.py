@@ -373,12 +373,13 @@ def free_steps(maze, start, avoid, count):
             continue
         route = path(cells, w, h, start, goal, avoid)
         if route and len(route) <= count and len(route) > len(best):
-            if not any(c in avoid for c in _cells_of(start, route, w)):
+            if not any(c in avoid for c in cells_of(start, route, w)):
                 best = route
     return best
 
 
-def _cells_of(start, route, w):
+def cells_of(start, route, w):
+    """The cells a route of directions from start steps on, in order."""
     here = start
     out = []
     for d in route:
