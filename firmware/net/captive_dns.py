@@ -11,6 +11,7 @@
 # Memory: one receive of at most MAX_QUERY bytes per packet and one preallocated reply buffer;
 # nothing grows with the traffic.
 
+import gc
 import select
 import socket
 
@@ -171,17 +172,23 @@ class CaptiveDns:
                     served += 1
                     try:
                         query, peer = sock.recvfrom(MAX_QUERY)
+                        if not self.sources.take(source_of(peer), ticks_ms()):
+                            self.ignored += 1
+                            continue
+                        length = self.handle(query, len(query), out)
+                        if length:
+                            try:
+                                sock.sendto(reply[:length], peer)
+                            except OSError:  # lwIP out of buffers: the phone will ask again
+                                pass
                     except OSError:  # gone between poll and read
                         break
-                    if not self.sources.take(source_of(peer), ticks_ms()):
+                    except MemoryError:
+                        # No block for the query on a fragmented heap (a full room): this one
+                        # waits for the next poll (the phone asks again), the responder lives.
                         self.ignored += 1
-                        continue
-                    length = self.handle(query, len(query), out)
-                    if length:
-                        try:
-                            sock.sendto(reply[:length], peer)
-                        except OSError:  # lwIP out of buffers: the phone will ask again
-                            pass
+                        gc.collect()
+                        break
                 await sleep_ms(0 if served == _BURST else _POLL_MS)
         finally:
             sock.close()
