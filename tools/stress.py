@@ -1027,7 +1027,14 @@ async def run_board(label, binary, bits, layout, heap, quick, work, say):
             report["scenarios"].append(row)
             if not row["alive"]:
                 deaths.append(name)
-                say("  %s: THE BOARD DIED in %s; rebooting for the rest" % (label, name))
+                # The dead board's log is kept: the board booted next writes a new one.
+                died = BUILD / ("stress-%s-died-in-%s.log" % (label, name))
+                BUILD.mkdir(parents=True, exist_ok=True)
+                died.write_text(board.log())
+                say(
+                    "  %s: THE BOARD DIED in %s (its log: %s); rebooting for the rest"
+                    % (label, name, died)
+                )
                 await board.stop()
                 board = Board(work, binary, layout, heap)
                 board.boot()

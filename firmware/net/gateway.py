@@ -205,7 +205,7 @@ class Session:
                     try:
                         host.handle(self, intents.parse(data))
                     except Exception as exc:
-                        self.gw.log("game: message failed: %r" % (exc,))
+                        gw.log("game: message failed: %r" % (exc,))
                         print_exception(exc)
                         self._refuse(intents.INTERNAL, _CLOSE_INTERNAL, "internal error")
                         break
@@ -379,7 +379,11 @@ class Gateway:
         its own message made due at once: write_dirty)."""
         while True:
             self.event.clear()
-            self.write_dirty()
+            try:
+                self.write_dirty()
+            except MemoryError:  # a full heap: what is still due is written a tick later
+                self.event.set()
+                await sleep_ms(_TICK_MS)
             await self.event.wait()
 
     def write_dirty(self):
@@ -399,7 +403,10 @@ class Gateway:
             except Exception as exc:  # noqa: BLE001 - this session only
                 session.done = True
                 session.kill(_CLOSE_INTERNAL, "internal error")
-                self.log("game: writer failed: %r" % (exc,))
+                try:
+                    self.log("game: writer failed: %r" % (exc,))
+                except MemoryError:
+                    pass  # no heap for the line: the others are written all the same
 
     def check_idle(self):
         """Close what holds a place for nothing: silent clients, frames left unfinished,

@@ -20,10 +20,11 @@ import socket
 from microdot import Request, Response
 
 from game.compat import const
-from net.compat import print_exception, ticks_ms, wait_for_ms
+from net.compat import print_exception, sleep_ms, ticks_ms, wait_for_ms
 from net.limits import SourceLimit, source_of
 
 _REQUEST_MS = const(5000)  # the request line and headers must arrive within this long
+_RETRY_MS = const(20)  # the accept loop's pause after a failure (a full heap)
 _BACKLOG = const(4)  # pending connections the stack holds before refusing more
 # New connections per source address, a token bucket: a phone opens a few at once (the page,
 # /status, the game socket, a reconnect); more than SOURCE_BURST, then SOURCE_PER_S, are
@@ -71,20 +72,31 @@ class Server:
 
     def _accept_forever(self, sock):
         # A generator, as MicroPython's own stream server is: it waits for the listening socket
-        # with the scheduler's I/O queue, then accepts without blocking.
+        # with the scheduler's I/O queue, then accepts without blocking. Nothing here ends it:
+        # the wait itself allocates (its entry in the I/O queue), so on a full heap any step
+        # may raise MemoryError; the loop then drops what it holds and gives the other tasks
+        # _RETRY_MS to free some heap before it waits again.
         queue_read = asyncio.core._io_queue.queue_read
         while True:
-            yield queue_read(sock)
+            client = addr = None
             try:
-                client, addr = sock.accept()
-            except Exception:  # noqa: BLE001 - gone before it was accepted
-                continue
-            try:
+                yield queue_read(sock)
+                try:
+                    client, addr = sock.accept()
+                except OSError:
+                    continue  # gone before it was accepted
                 self._admit(client, addr)
             except Exception as exc:  # MemoryError above all: drop this one, go on
-                client.close()
+                if client is not None:
+                    client.close()
+                client = addr = None
                 gc.collect()
-                self.log("http: connection dropped: %r" % (exc,))
+                try:
+                    self.log("http: connection dropped: %r" % (exc,))
+                except MemoryError:
+                    pass
+                exc = None
+                yield from sleep_ms(_RETRY_MS)
 
     def _admit(self, client, addr):
         if not self.sources.take(source_of(addr), ticks_ms()):

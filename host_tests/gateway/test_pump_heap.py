@@ -1,0 +1,69 @@
+# The gateway's pump outlives a full heap (net/gateway.py, Gateway.pump): a MemoryError while
+# writing what is due (a frame, a task to drain a socket, the log line of a failed writer) does
+# not end the task that writes what the timer makes due (the countdown, the finish window): what
+# is still due is written a tick later. On CPython with the real Gateway (no network).
+import asyncio
+
+from net.gateway import Gateway
+from net.settings import Settings
+
+
+def test_a_memory_error_writing_does_not_end_the_pump():
+    gateway = Gateway(Settings(), log=lambda line: None)
+    calls = []
+
+    def write_dirty():
+        calls.append(len(calls))
+        if len(calls) == 2:
+            raise MemoryError("memory allocation failed, allocating 96 bytes")
+
+    gateway.write_dirty = write_dirty
+
+    async def scenario():
+        pump = asyncio.create_task(gateway.pump())
+        for _ in range(100):  # bounded: two ticks of 50 ms are needed
+            await asyncio.sleep(0.01)
+            if len(calls) == 1:
+                gateway.event.set()  # something became due: the second write fails
+            if len(calls) >= 3:
+                break
+        alive = not pump.done()
+        pump.cancel()
+        return alive
+
+    assert asyncio.run(scenario())
+    assert len(calls) == 3  # the write after the failure, without anything new due
+
+
+def test_a_writer_whose_log_line_finds_no_heap_leaves_the_others_written():
+    lines = []
+
+    def log(line):
+        lines.append(line)
+        raise MemoryError("memory allocation failed, allocating 64 bytes")
+
+    gateway = Gateway(Settings(), log=log)
+
+    class Broken:
+        done = flushing = closing = False
+        killed = None
+
+        def write_due(self, views):
+            raise ValueError("broken")
+
+        def kill(self, code, reason):
+            self.killed = code
+
+    class Fine:
+        done = flushing = False
+        written = False
+
+        def write_due(self, views):
+            self.written = True
+            return True
+
+    broken, fine = Broken(), Fine()
+    gateway.dirty.extend([broken, fine])
+    gateway.write_dirty()
+    assert broken.killed == 1011 and fine.written and lines
+    assert gateway.dirty == []
