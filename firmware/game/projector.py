@@ -79,7 +79,7 @@ _S_P = const(b'{"p":')
 _S_K_VM = const(b',"k":0,"vm":')
 _S_RAD_CP = const(b',"rad":0,"cp":')
 _S_XO_XD = const(b',"xo":0,"xd":0')
-_S_XT = const(b',"xt":')
+_S_XT = const(b',"xt":-1')  # an exit time, -1 (none) unless written over
 _S_RES = const(b',"res":"')
 _S_RES_OBS = const(b'}],"res":"')
 _S_WIN = const(b'","win":')
@@ -553,13 +553,15 @@ class Projector:
             # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
             b[p : p + 12] = _S_PLAYERS
             p = self._put_seat(b, p + 12, match, 1, key, 8)
-            b[p : p + 6] = _S_XT
-            p = put_int(b, p + 6, match.exit_time[1])
+            b[p : p + 8] = _S_XT
+            t = match.exit_time[1]
+            p = p + 8 if t == -1 else put_int(b, p + 6, t)
             b[p] = 125  # '}'
             b[p + 1] = 44  # ','
             p = self._put_seat(b, p + 2, match, 2, key, 10)
-            b[p : p + 6] = _S_XT
-            p = put_int(b, p + 6, match.exit_time[2])
+            b[p : p + 8] = _S_XT
+            t = match.exit_time[2]
+            p = p + 8 if t == -1 else put_int(b, p + 6, t)
             b[p : p + 10] = _S_RES_OBS
             p += 10
         else:
@@ -567,9 +569,13 @@ class Projector:
             p = self._put_seat(b, p, match, role, key, 8)
             b[p : p + 8] = _S_RES
             p += 8
-        p = put(b, p, _RESULTS[match.result])
+        t = _RESULTS[match.result]
+        n = len(t)
+        b[p : p + n] = t
+        p += n
         b[p : p + 8] = _S_WIN
-        p = put_int(b, p + 8, match.winner)
+        b[p + 8] = 48 + match.winner  # a seat or 0
+        p += 9
         if role:
             # The opponent: while in the maze and in the square (the test of visible()).
             lo, hi, x0, x1, _ = self._sq
