@@ -226,7 +226,7 @@ class Projector:
         # sequence (0: nothing valid), ((meetings * 4 + phase) * 4 + result) * 4 + winner,
         # where the status starts, its bytes, the observer's count (a seat's view is one
         # record: its bytes), the seat's cell under line of sight (the same square may show
-        # other cells, else -1), then a seat's members in the status (see _put_seat): the
+        # other cells, else -1), then a seat's members in the status (see _status): the
         # seat's, and for the observer seat 1's and seat 2's (-1: not known)].
         self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
         # Line of sight: each seat's mask of its square (made by its first such view), its
@@ -333,7 +333,7 @@ class Projector:
         # The role's last view has the same envelope if it shows the same state sequence width,
         # phase, meetings and result (10 ** digits: the state sequence stays below 10 ** 9).
         # Then, if it also shows the same square and objects and the status keeps its length,
-        # the status (only the seats' members that changed, _put_seat) and the state sequence
+        # the status (only the seats' members that changed, see _status) and the state sequence
         # are written in place; else a seat's view (of one record) is written again from its
         # status on, the envelope kept.
         key = self._keys[role]
@@ -548,27 +548,84 @@ class Projector:
 
     def _status(self, b, p, match, role):
         """role's status object at p; returns its end."""
+        # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}, or for the observer
+        # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
         key = self._keys[role]
-        if role == OBSERVER:
-            # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
+        seat = role
+        if not role:
             b[p : p + 12] = _S_PLAYERS
-            p = self._put_seat(b, p + 12, match, 1, key, 8)
+            p += 12
+            seat = 1
+        i = 8
+        while True:
+            # The seat's {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p. K, R, XO
+            # and XD have one digit (in the rules' ranges), poked into the members around
+            # them. key[i]: what the members at p show but the position, key[i + 1]:
+            # (position * 1024 + p) * 128 + their bytes: when they show the same, only a
+            # position that keeps its width is written again.
+            k = match.inventory[seat]
+            v = match.vision[seat]
+            rad = match.rules[1] if v else match.rules[0]  # match.radius()
+            xo = match.exit_open[seat]
+            xd = match.exited[seat]
+            if k > 9 or rad > 9 or xo > 9 or xd > 9:
+                raise ValueError("value out of range")
+            c = match.compass[seat]
+            a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
+            here = match.pos[seat]
+            t = key[i + 1]
+            q = -1
+            if key[i] != a or t >> 7 & 1023 != p:
+                b[p : p + 5] = _S_P
+                q = put_int(b, p + 5, here)
+            elif t >> 17 != here:
+                # the position again, over the old one: done if it kept its width (a comma
+                # follows)
+                q = put_int(b, p + 5, here)
+                if b[q] == 44:
+                    key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
+                    q = -1
+            if q < 0:
+                p += t & 127
+            else:
+                key[i] = a
+                t = p
+                p = q
+                b[p : p + 12] = _S_K_VM
+                b[p + 5] = 48 + k
+                if v < 10:
+                    b[p + 12] = 48 + v
+                    p += 13
+                else:
+                    p = put_int(b, p + 12, v)
+                b[p : p + 14] = _S_RAD_CP
+                b[p + 7] = 48 + rad
+                if c < 10:
+                    b[p + 14] = 48 + c
+                    p += 15
+                else:
+                    p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
+                b[p : p + 14] = _S_XO_XD
+                b[p + 6] = 48 + xo
+                b[p + 13] = 48 + xd
+                p += 14
+                key[i + 1] = (here * 1024 + t) * 128 + p - t
+            if role:
+                b[p : p + 8] = _S_RES
+                p += 8
+                break
             b[p : p + 8] = _S_XT
-            t = match.exit_time[1]
+            t = match.exit_time[seat]
             p = p + 8 if t == -1 else put_int(b, p + 6, t)
+            if seat == 2:
+                b[p : p + 10] = _S_RES_OBS
+                p += 10
+                break
             b[p] = 125  # '}'
             b[p + 1] = 44  # ','
-            p = self._put_seat(b, p + 2, match, 2, key, 10)
-            b[p : p + 8] = _S_XT
-            t = match.exit_time[2]
-            p = p + 8 if t == -1 else put_int(b, p + 6, t)
-            b[p : p + 10] = _S_RES_OBS
-            p += 10
-        else:
-            # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}
-            p = self._put_seat(b, p, match, role, key, 8)
-            b[p : p + 8] = _S_RES
-            p += 8
+            p += 2
+            seat = 2
+            i = 10
         t = _RESULTS[match.result]
         n = len(t)
         b[p : p + n] = t
@@ -595,57 +652,6 @@ class Projector:
                 p += 1
         b[p] = 125
         return p + 1
-
-    def _put_seat(self, b, p, match, seat, key, i):
-        # {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p; returns its end. K, R,
-        # XO and XD have one digit (in the rules' ranges), poked into the members around them.
-        # key[i]: what the members at p show but the position, key[i + 1]: (position * 1024
-        # + p) * 128 + their bytes: when they show the same, only a position that keeps its
-        # width is written again.
-        k = match.inventory[seat]
-        v = match.vision[seat]
-        rad = match.rules[1] if v else match.rules[0]  # match.radius()
-        xo = match.exit_open[seat]
-        xd = match.exited[seat]
-        if k > 9 or rad > 9 or xo > 9 or xd > 9:
-            raise ValueError("value out of range")
-        c = match.compass[seat]
-        a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
-        here = match.pos[seat]
-        t = key[i + 1]
-        if key[i] == a and t >> 7 & 1023 == p:
-            if t >> 17 == here:
-                return p + (t & 127)
-            # the position again, over the old one: done if it kept its width (a comma follows)
-            q = put_int(b, p + 5, here)
-            if b[q] == 44:
-                key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
-                return p + (t & 127)
-        else:
-            b[p : p + 5] = _S_P
-            q = put_int(b, p + 5, here)
-        key[i] = a
-        t = p
-        p = q
-        b[p : p + 12] = _S_K_VM
-        b[p + 5] = 48 + k
-        if v < 10:
-            b[p + 12] = 48 + v
-            p += 13
-        else:
-            p = put_int(b, p + 12, v)
-        b[p : p + 14] = _S_RAD_CP
-        b[p + 7] = 48 + rad
-        if c < 10:
-            b[p + 14] = 48 + c
-            p += 15
-        else:
-            p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
-        b[p : p + 14] = _S_XO_XD
-        b[p + 6] = 48 + xo
-        b[p + 13] = 48 + xd
-        key[i + 1] = (here * 1024 + t) * 128 + p + 14 - t
-        return p + 14
 
     def _seen(self, cell):
         # cell (inside the view's square) is in sight in the view's mask
