@@ -339,12 +339,8 @@ class Projector:
         key = self._keys[role]
         seq = match.state_seq
         st = n = 0
-        if (
-            key[2] > seq
-            and seq * 10 >= key[2]
-            and key[3]
-            == ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
-        ):
+        env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
+        if key[2] > seq and seq * 10 >= key[2] and key[3] == env:
             st = key[4]
             if (
                 key[0] == self._gen
@@ -353,12 +349,12 @@ class Projector:
             ):
                 q = self._status(b, st, match, role)
                 if q - st == key[5]:
-                    if not role:
-                        for i in range(key[6]):
-                            put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
-                        return self._records(match, role, key[6], -1)
-                    put_int(b, self.headroom + _ENV_V_LEN, seq)
                     n = key[6]
+                    if role:
+                        put_int(b, self.headroom + _ENV_V_LEN, seq)
+                    else:
+                        for i in range(n):
+                            put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
             if not role:
                 st = 0
         if not n:
@@ -394,7 +390,6 @@ class Projector:
                     p = self._put_cells(b, p, 0, 0, runs[3], 0)
                     b[p] = 125  # '}'
                     n = p + 1 - at
-                    self._remember(key, match, st, n)
                 else:
                     # More than one: in obs (the observer's records there are written again
                     # next; the seat's members in key describe its store only).
@@ -414,8 +409,24 @@ class Projector:
                 else:
                     self._head(b, _GAP, match, OBSERVER, 1)
                     count = self._records(match, OBSERVER, self._plan(), True)
-                self._remember(key, match, _GAP + self._pre_len + 13, count)
-                return count
+                n = count
+                st = _GAP + self._pre_len + 13
+            # What the view just written shows (see self._keys): its status is at st; n: the
+            # observer's count, a seat's bytes.
+            key[1] = lo * 1024 + hi
+            key[2] = 10 ** ndigits(seq)
+            key[3] = env
+            key[4] = st
+            key[5] = self._st_len
+            key[6] = n
+            key[7] = sq[4] if self._mask else -1
+            key[0] = self._gen
+        if not role:  # the observer's records, in obs
+            self.out = self.obs
+            self.at = self._obs_at
+            self.lens = self._obs_lens
+            self.count = n
+            return n
         self._one_lens[0] = n
         self.out = b
         self.at = self._one_at
@@ -447,19 +458,6 @@ class Projector:
             raise IndexError("record index out of range")
         self.length = self.lens[i]
         return self.length
-
-    def _remember(self, key, match, st, n):
-        # What the view just written shows (see self._keys); its status is at st; n: the
-        # observer's count, a seat's bytes.
-        sq = self._sq
-        key[1] = sq[0] * 1024 + sq[1]
-        key[2] = 10 ** ndigits(match.state_seq)
-        key[3] = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
-        key[4] = st
-        key[5] = self._st_len
-        key[6] = n
-        key[7] = sq[4] if self._mask else -1
-        key[0] = self._gen
 
     # ---- the maze's digits ------------------------------------------------------------------
 
@@ -705,8 +703,7 @@ class Projector:
 
     def _records(self, match, role, count, head):
         """Write the planned records into obs, each after its gap (record 0's head is there
-        already if `head`; all of them if head is -1); makes them the current view, returns
-        count."""
+        already if `head`); makes them the current view, returns count."""
         gap = self._gap
         at = self._obs_at
         lens = self._obs_lens
@@ -714,8 +711,6 @@ class Projector:
         self.at = at
         self.lens = lens
         self.count = count
-        if head < 0:
-            return count
         need = _GAP + _SLACK
         for i in range(count):
             need += lens[i] + (gap(lens[i]) if gap else 0)
