@@ -246,7 +246,6 @@ class Projector:
         self._cut = None
         self._cells = None
         self._w = 0
-        self._h = 0
         # The view being written: the envelope up to "i":, the status and the objects member
         # (their bytes), the square (cells lo..hi, columns x0..x1) and its cells as runs, run
         # r from cell first + r * step, rlen cells each (a player's rows; one run for whole
@@ -293,7 +292,7 @@ class Projector:
         if self._cut != self._cells:
             self._load_maze(self._cells)
         w = self._w = match.width
-        h = self._h = match.height
+        h = match.height
         present = match.obj_present
         cells = match.obj_cell
         if self._gen_present != present or self._gen_cells != cells:
@@ -498,7 +497,7 @@ class Projector:
             b[p : p + 6] = _ENV_W
             p = put_int(b, p + 6, self._w)
             b[p : p + 5] = _ENV_H
-            p = put_int(b, p + 5, self._h)
+            p = put_int(b, p + 5, match.height)
             b[p : p + 5] = _ENV_M
             p = put_int(b, p + 5, match.meeting_seq)
             b[p : p + 5] = _ENV_I
