@@ -79,7 +79,7 @@ _S_P = const(b'{"p":')
 _S_K_VM = const(b',"k":0,"vm":')
 _S_RAD_CP = const(b',"rad":0,"cp":')
 _S_XO_XD = const(b',"xo":0,"xd":0')
-_S_XT = const(b',"xt":')
+_S_XT = const(b',"xt":-1')  # an exit time, -1 (none) unless written over
 _S_RES = const(b',"res":"')
 _S_RES_OBS = const(b'}],"res":"')
 _S_WIN = const(b'","win":')
@@ -226,7 +226,7 @@ class Projector:
         # sequence (0: nothing valid), ((meetings * 4 + phase) * 4 + result) * 4 + winner,
         # where the status starts, its bytes, the observer's count (a seat's view is one
         # record: its bytes), the seat's cell under line of sight (the same square may show
-        # other cells, else -1), then a seat's members in the status (see _put_seat): the
+        # other cells, else -1), then a seat's members in the status (see _status): the
         # seat's, and for the observer seat 1's and seat 2's (-1: not known)].
         self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
         # Line of sight: each seat's mask of its square (made by its first such view), its
@@ -246,7 +246,6 @@ class Projector:
         self._cut = None
         self._cells = None
         self._w = 0
-        self._h = 0
         # The view being written: the envelope up to "i":, the status and the objects member
         # (their bytes), the square (cells lo..hi, columns x0..x1) and its cells as runs, run
         # r from cell first + r * step, rlen cells each (a player's rows; one run for whole
@@ -293,7 +292,7 @@ class Projector:
         if self._cut != self._cells:
             self._load_maze(self._cells)
         w = self._w = match.width
-        h = self._h = match.height
+        h = match.height
         present = match.obj_present
         cells = match.obj_cell
         if self._gen_present != present or self._gen_cells != cells:
@@ -333,18 +332,14 @@ class Projector:
         # The role's last view has the same envelope if it shows the same state sequence width,
         # phase, meetings and result (10 ** digits: the state sequence stays below 10 ** 9).
         # Then, if it also shows the same square and objects and the status keeps its length,
-        # the status (only the seats' members that changed, _put_seat) and the state sequence
+        # the status (only the seats' members that changed, see _status) and the state sequence
         # are written in place; else a seat's view (of one record) is written again from its
         # status on, the envelope kept.
         key = self._keys[role]
         seq = match.state_seq
         st = n = 0
-        if (
-            key[2] > seq
-            and seq * 10 >= key[2]
-            and key[3]
-            == ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
-        ):
+        env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
+        if key[2] > seq and seq * 10 >= key[2] and key[3] == env:
             st = key[4]
             if (
                 key[0] == self._gen
@@ -353,12 +348,12 @@ class Projector:
             ):
                 q = self._status(b, st, match, role)
                 if q - st == key[5]:
-                    if not role:
-                        for i in range(key[6]):
-                            put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
-                        return self._records(match, role, key[6], -1)
-                    put_int(b, self.headroom + _ENV_V_LEN, seq)
                     n = key[6]
+                    if role:
+                        put_int(b, self.headroom + _ENV_V_LEN, seq)
+                    else:
+                        for i in range(n):
+                            put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
             if not role:
                 st = 0
         if not n:
@@ -394,7 +389,6 @@ class Projector:
                     p = self._put_cells(b, p, 0, 0, runs[3], 0)
                     b[p] = 125  # '}'
                     n = p + 1 - at
-                    self._remember(key, match, st, n)
                 else:
                     # More than one: in obs (the observer's records there are written again
                     # next; the seat's members in key describe its store only).
@@ -414,8 +408,24 @@ class Projector:
                 else:
                     self._head(b, _GAP, match, OBSERVER, 1)
                     count = self._records(match, OBSERVER, self._plan(), True)
-                self._remember(key, match, _GAP + self._pre_len + 13, count)
-                return count
+                n = count
+                st = _GAP + self._pre_len + 13
+            # What the view just written shows (see self._keys): its status is at st; n: the
+            # observer's count, a seat's bytes.
+            key[1] = lo * 1024 + hi
+            key[2] = 10 ** ndigits(seq)
+            key[3] = env
+            key[4] = st
+            key[5] = self._st_len
+            key[6] = n
+            key[7] = sq[4] if self._mask else -1
+            key[0] = self._gen
+        if not role:  # the observer's records, in obs
+            self.out = self.obs
+            self.at = self._obs_at
+            self.lens = self._obs_lens
+            self.count = n
+            return n
         self._one_lens[0] = n
         self.out = b
         self.at = self._one_at
@@ -447,19 +457,6 @@ class Projector:
             raise IndexError("record index out of range")
         self.length = self.lens[i]
         return self.length
-
-    def _remember(self, key, match, st, n):
-        # What the view just written shows (see self._keys); its status is at st; n: the
-        # observer's count, a seat's bytes.
-        sq = self._sq
-        key[1] = sq[0] * 1024 + sq[1]
-        key[2] = 10 ** ndigits(match.state_seq)
-        key[3] = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
-        key[4] = st
-        key[5] = self._st_len
-        key[6] = n
-        key[7] = sq[4] if self._mask else -1
-        key[0] = self._gen
 
     # ---- the maze's digits ------------------------------------------------------------------
 
@@ -500,7 +497,7 @@ class Projector:
             b[p : p + 6] = _ENV_W
             p = put_int(b, p + 6, self._w)
             b[p : p + 5] = _ENV_H
-            p = put_int(b, p + 5, self._h)
+            p = put_int(b, p + 5, match.height)
             b[p : p + 5] = _ENV_M
             p = put_int(b, p + 5, match.meeting_seq)
             b[p : p + 5] = _ENV_I
@@ -548,28 +545,91 @@ class Projector:
 
     def _status(self, b, p, match, role):
         """role's status object at p; returns its end."""
+        # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}, or for the observer
+        # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
         key = self._keys[role]
-        if role == OBSERVER:
-            # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
+        seat = role
+        if not role:
             b[p : p + 12] = _S_PLAYERS
-            p = self._put_seat(b, p + 12, match, 1, key, 8)
-            b[p : p + 6] = _S_XT
-            p = put_int(b, p + 6, match.exit_time[1])
+            p += 12
+            seat = 1
+        i = 8
+        while True:
+            # The seat's {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p. K, R, XO
+            # and XD have one digit (in the rules' ranges), poked into the members around
+            # them. key[i]: what the members at p show but the position, key[i + 1]:
+            # (position * 1024 + p) * 128 + their bytes: when they show the same, only a
+            # position that keeps its width is written again.
+            k = match.inventory[seat]
+            v = match.vision[seat]
+            rad = match.rules[1] if v else match.rules[0]  # match.radius()
+            xo = match.exit_open[seat]
+            xd = match.exited[seat]
+            if k > 9 or rad > 9 or xo > 9 or xd > 9:
+                raise ValueError("value out of range")
+            c = match.compass[seat]
+            a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
+            here = match.pos[seat]
+            t = key[i + 1]
+            q = -1
+            if key[i] != a or t >> 7 & 1023 != p:
+                b[p : p + 5] = _S_P
+                q = put_int(b, p + 5, here)
+            elif t >> 17 != here:
+                # the position again, over the old one: done if it kept its width (a comma
+                # follows)
+                q = put_int(b, p + 5, here)
+                if b[q] == 44:
+                    key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
+                    q = -1
+            if q < 0:
+                p += t & 127
+            else:
+                key[i] = a
+                t = p
+                p = q
+                b[p : p + 12] = _S_K_VM
+                b[p + 5] = 48 + k
+                if v < 10:
+                    b[p + 12] = 48 + v
+                    p += 13
+                else:
+                    p = put_int(b, p + 12, v)
+                b[p : p + 14] = _S_RAD_CP
+                b[p + 7] = 48 + rad
+                if c < 10:
+                    b[p + 14] = 48 + c
+                    p += 15
+                else:
+                    p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
+                b[p : p + 14] = _S_XO_XD
+                b[p + 6] = 48 + xo
+                b[p + 13] = 48 + xd
+                p += 14
+                key[i + 1] = (here * 1024 + t) * 128 + p - t
+            if role:
+                b[p : p + 8] = _S_RES
+                p += 8
+                break
+            b[p : p + 8] = _S_XT
+            t = match.exit_time[seat]
+            p = p + 8 if t == -1 else put_int(b, p + 6, t)
+            if seat == 2:
+                b[p : p + 10] = _S_RES_OBS
+                p += 10
+                break
             b[p] = 125  # '}'
             b[p + 1] = 44  # ','
-            p = self._put_seat(b, p + 2, match, 2, key, 10)
-            b[p : p + 6] = _S_XT
-            p = put_int(b, p + 6, match.exit_time[2])
-            b[p : p + 10] = _S_RES_OBS
-            p += 10
-        else:
-            # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}
-            p = self._put_seat(b, p, match, role, key, 8)
-            b[p : p + 8] = _S_RES
-            p += 8
-        p = put(b, p, _RESULTS[match.result])
+            p += 2
+            seat = 2
+            i = 10
+        t = _RESULTS[match.result]
+        n = len(t)
+        b[p : p + n] = t
+        p += n
         b[p : p + 8] = _S_WIN
-        p = put_int(b, p + 8, match.winner)
+        b[p + 8] = 48 + match.winner  # a seat or 0
+        p += 9
         if role:
             # The opponent: while in the maze and in the square (the test of visible()).
             lo, hi, x0, x1, _ = self._sq
@@ -589,57 +649,6 @@ class Projector:
                 p += 1
         b[p] = 125
         return p + 1
-
-    def _put_seat(self, b, p, match, seat, key, i):
-        # {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p; returns its end. K, R,
-        # XO and XD have one digit (in the rules' ranges), poked into the members around them.
-        # key[i]: what the members at p show but the position, key[i + 1]: (position * 1024
-        # + p) * 128 + their bytes: when they show the same, only a position that keeps its
-        # width is written again.
-        k = match.inventory[seat]
-        v = match.vision[seat]
-        rad = match.rules[1] if v else match.rules[0]  # match.radius()
-        xo = match.exit_open[seat]
-        xd = match.exited[seat]
-        if k > 9 or rad > 9 or xo > 9 or xd > 9:
-            raise ValueError("value out of range")
-        c = match.compass[seat]
-        a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
-        here = match.pos[seat]
-        t = key[i + 1]
-        if key[i] == a and t >> 7 & 1023 == p:
-            if t >> 17 == here:
-                return p + (t & 127)
-            # the position again, over the old one: done if it kept its width (a comma follows)
-            q = put_int(b, p + 5, here)
-            if b[q] == 44:
-                key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
-                return p + (t & 127)
-        else:
-            b[p : p + 5] = _S_P
-            q = put_int(b, p + 5, here)
-        key[i] = a
-        t = p
-        p = q
-        b[p : p + 12] = _S_K_VM
-        b[p + 5] = 48 + k
-        if v < 10:
-            b[p + 12] = 48 + v
-            p += 13
-        else:
-            p = put_int(b, p + 12, v)
-        b[p : p + 14] = _S_RAD_CP
-        b[p + 7] = 48 + rad
-        if c < 10:
-            b[p + 14] = 48 + c
-            p += 15
-        else:
-            p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
-        b[p : p + 14] = _S_XO_XD
-        b[p + 6] = 48 + xo
-        b[p + 13] = 48 + xd
-        key[i + 1] = (here * 1024 + t) * 128 + p + 14 - t
-        return p + 14
 
     def _seen(self, cell):
         # cell (inside the view's square) is in sight in the view's mask
@@ -693,8 +702,7 @@ class Projector:
 
     def _records(self, match, role, count, head):
         """Write the planned records into obs, each after its gap (record 0's head is there
-        already if `head`; all of them if head is -1); makes them the current view, returns
-        count."""
+        already if `head`); makes them the current view, returns count."""
         gap = self._gap
         at = self._obs_at
         lens = self._obs_lens
@@ -702,8 +710,6 @@ class Projector:
         self.at = at
         self.lens = lens
         self.count = count
-        if head < 0:
-            return count
         need = _GAP + _SLACK
         for i in range(count):
             need += lens[i] + (gap(lens[i]) if gap else 0)
