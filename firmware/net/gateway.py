@@ -439,8 +439,11 @@ class Gateway:
                 self.host.tick()
                 self.check_idle()
             except Exception as exc:
-                self.log("game: tick failed: %r" % (exc,))
-                print_exception(exc)
+                try:
+                    self.log("game: tick failed: %r" % (exc,))
+                    print_exception(exc)
+                except MemoryError:
+                    pass  # no heap for the line: the timer goes on all the same
 
     def status(self):
         return self.host.status()

@@ -1,7 +1,8 @@
-# The gateway's pump outlives a full heap (net/gateway.py, Gateway.pump): a MemoryError while
-# writing what is due (a frame, a task to drain a socket, the log line of a failed writer) does
-# not end the task that writes what the timer makes due (the countdown, the finish window): what
-# is still due is written a tick later. On CPython with the real Gateway (no network).
+# The gateway's pump and timer outlive a full heap (net/gateway.py, Gateway.pump and run): a
+# MemoryError while writing what is due (a frame, a task to drain a socket, the log line of a
+# failed writer) does not end the task that writes what the timer makes due (the countdown, the
+# finish window): what is still due is written a tick later; and a failed tick whose log line
+# finds no heap does not end the timer. On CPython with the real Gateway (no network).
 import asyncio
 
 from net.gateway import Gateway
@@ -67,3 +68,32 @@ def test_a_writer_whose_log_line_finds_no_heap_leaves_the_others_written():
     gateway.write_dirty()
     assert broken.killed == 1011 and fine.written and lines
     assert gateway.dirty == []
+
+
+def test_the_timer_outlives_a_failed_tick_whose_log_line_finds_no_heap():
+    def log(line):
+        if "tick failed" in line:
+            raise MemoryError("memory allocation failed, allocating 64 bytes")
+
+    gateway = Gateway(Settings(), log=log)
+    ticks = []
+
+    def tick():
+        ticks.append(len(ticks))
+        if len(ticks) == 1:
+            raise ValueError("a failing tick")
+
+    gateway.host.tick = tick
+
+    async def scenario():
+        timer = asyncio.create_task(gateway.run())
+        for _ in range(100):  # bounded: three ticks of 50 ms are needed
+            await asyncio.sleep(0.01)
+            if len(ticks) >= 3 or timer.done():
+                break
+        alive = not timer.done()
+        timer.cancel()
+        return alive
+
+    assert asyncio.run(scenario())
+    assert len(ticks) >= 3
