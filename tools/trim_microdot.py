@@ -33,6 +33,7 @@ REMOVALS = (
     ("microdot.py", "Request.form", "likewise"),
     ("microdot.py", "Request.files", "likewise"),
     ("microdot.py", "Request.after_request", "only websocket_upgrade registers one"),
+    ("microdot.py", "Request._safe_readline", "read inline by Request.create (REPLACEMENTS)"),
     ("microdot.py", "Response.set_cookie", "no cookies"),
     ("microdot.py", "Response.delete_cookie", "no cookies"),
     ("microdot.py", "Response.redirect", "net/portal.py builds its 302 itself"),
@@ -63,11 +64,10 @@ REMOVALS = (
     ("microdot.py", "mro", "no error handlers for exception classes (REPLACEMENTS)"),
     ("microdot.py", "Microdot.default_options_handler", "OPTIONS is routed like any method"),
     ("microdot.py", "Microdot.get_request_handlers", "no sub-applications, no after-handlers"),
-    ("microdot.py", "NoCaseDict.__delitem__", "no header is deleted"),
     ("microdot.py", "URLPattern.compile", "static paths only (REPLACEMENTS: URLPattern.match)"),
     ("microdot.py", "URLPattern.segment_patterns", "likewise"),
     ("microdot.py", "URLPattern.segment_parsers", "likewise"),
-    ("microdot.py", "NoCaseDict.update", "headers are set one at a time"),
+    ("microdot.py", "NoCaseDict", "headers are plain dicts (REPLACEMENTS: Request.create, ...)"),
     ("microdot.py", "send_file", "the alias of Response.send_file"),
     ("microdot.py", "Response.body_iter", "Response.write reads the body itself (REPLACEMENTS)"),
     ("microdot.py", "Response.complete", "Response.write sets its defaults (REPLACEMENTS)"),
@@ -84,6 +84,11 @@ REMOVALS = (
     ("websocket.py", "websocket_wrapper", "likewise"),
     ("websocket.py", "with_websocket", "likewise"),
 )
+
+# The request headers the board's Request.create keeps (REPLACEMENTS), under their lower-case
+# names: Host (the captive redirect, net/portal.py), Content-Length (the 413), and what the
+# WebSocket handshake reads (websocket.py). trim() checks that the firmware reads no other.
+KEPT_HEADERS = ("host", "content-length", "connection", "upgrade", "sec-websocket-key")
 
 # Whole functions replaced by the board's version of them (file, qualified name, sha256 of the
 # original's ast.unparse, the replacement, why). The board's routes are static paths on one
@@ -109,10 +114,11 @@ def __init__(self, url_pattern):
         "5fb15507ab55",
         """
 def match(self, path):
-    return {} if path == self.url_pattern else None
+    return path == self.url_pattern
 """,
         "the firmware's routes are static paths (trim() checks): the path itself, no regular"
-        " expression per route (~0.2 KB each, compiled by the first request that walks past it)",
+        " expression per route (~0.2 KB each, compiled by the first request that walks past it),"
+        " and no arguments (a bool, not a dict of them)",
     ),
     (
         "microdot.py",
@@ -129,12 +135,52 @@ def __init__(self, app, client_addr, method, url, http_version, headers, body=No
     self.query_string = ''
     if '?' in url:
         self.path, self.query_string = url.split('?', 1)
-    if 'Content-Length' in headers:
-        self.content_length = int(headers['Content-Length'])
+    if 'content-length' in headers:
+        self.content_length = int(headers['content-length'])
     self.sock = sock
 """,
         "the path and its query string (unparsed: GET /log?n=N reads it), the headers and their"
         " Content-Length only",
+    ),
+    (
+        "microdot.py",
+        "Request.create",
+        "3e13d137cc20",
+        """
+@staticmethod
+async def create(app, client_reader, client_writer, client_addr, scheme=None):
+    line = await client_reader.readline()
+    if len(line) > Request.max_readline:
+        raise ValueError('line too long')
+    line = line.strip().decode()
+    if not line:
+        return None
+    method, url, http_version = line.split()
+    http_version.split('/', 1)[1]  # IndexError (answered 400) as Microdot's own
+    headers = {}
+    while True:
+        line = await client_reader.readline()
+        if len(line) > Request.max_readline:
+            raise ValueError('line too long')
+        line = line.strip().decode()
+        if line == '':
+            break
+        header, value = line.split(':', 1)
+        header = header.lower()
+        if header == 'content-length':
+            int(value)
+        if header in %r:
+            headers[header] = value.strip()
+    return Request(app, client_addr, method, url, http_version, headers,
+                   sock=(client_reader, client_writer))
+"""
+        % (KEPT_HEADERS,),
+        "the request line and headers parsed and checked as Microdot does (the same requests"
+        " answered 400), but only the headers something reads are kept, in a plain dict under"
+        " their lower-case names (Host: the captive redirect; Connection, Upgrade,"
+        " Sec-WebSocket-Key: the handshake; Content-Length: the 413), and no body is read"
+        " (max_body_length is 0 on the board): a phone's User-Agent, Accept... are not kept"
+        " while the request is served",
     ),
     (
         "microdot.py",
@@ -159,14 +205,13 @@ def find_route(self, req):
         method = 'GET'
     f = 404
     for route_methods, route_pattern, route_handler, url_prefix, subapp in self.url_map:
-        req.url_args = route_pattern.match(req.path)
-        if req.url_args is not None:
+        if route_pattern.match(req.path):
             if method in route_methods:
                 return route_handler
             f = 405
     return f
 """,
-        "the handler (or 404, 405) only: no OPTIONS answer, no sub-applications",
+        "the handler (or 404, 405) only: no OPTIONS answer, no sub-applications, no URL arguments",
     ),
     (
         "microdot.py",
@@ -175,10 +220,14 @@ def find_route(self, req):
         """
 async def error_response(self, req, status_code, reason=None):
     if status_code in self.error_handlers:
-        return await invoke_handler(self.error_handlers[status_code], req)
+        res = self.error_handlers[status_code](req)
+        if iscoroutine(res):
+            res = await res
+        return res
     return (reason or 'N/A', status_code)
 """,
-        "no sub-applications",
+        "no sub-applications; the handler called as invoke_handler does, without a coroutine"
+        " of its own",
     ),
     (
         "microdot.py",
@@ -195,11 +244,15 @@ async def dispatch_request(self, req):
                 res = None
                 if callable(f):
                     for handler in self.before_request_handlers:
-                        res = await invoke_handler(handler, req)
+                        res = handler(req)
+                        if iscoroutine(res):
+                            res = await res
                         if res:
                             break
                     if res is None:
-                        res = await invoke_handler(f, req, **req.url_args)
+                        res = f(req)
+                        if iscoroutine(res):
+                            res = await res
                     if isinstance(res, int):
                         res = ('', res)
                     if isinstance(res, tuple):
@@ -227,7 +280,33 @@ async def dispatch_request(self, req):
 """,
         "before-request handlers and the route's, the same conversions of what they return;"
         " exceptions answered 500 (no handlers for exception classes), no after-request"
-        " handlers, no Vary from request data",
+        " handlers, no Vary from request data; handlers called as invoke_handler calls them"
+        " (awaited if they return a coroutine) without a coroutine and argument dict per call",
+    ),
+    (
+        "microdot.py",
+        "Response.__init__",
+        "e8c2886a6cbd",
+        """
+def __init__(self, body=b'', status_code=200, headers=None, reason=None):
+    if body is None and status_code == 200:
+        body = ''
+        status_code = 204
+    self.status_code = status_code
+    self.headers = headers or {}
+    self.reason = reason
+    if isinstance(body, (dict, list)):
+        body = json.dumps(body)
+        self.headers['Content-Type'] = 'application/json; charset=UTF-8'
+    if isinstance(body, str):
+        self.body = body.encode()
+    else:
+        self.body = body
+    self.is_head = False
+""",
+        "the headers dict as given, not a case-insensitive copy: the firmware makes a new dict"
+        " for every response and spells every header as Response.write looks it up"
+        " (Content-Type, Content-Length)",
     ),
     (
         "microdot.py",
@@ -416,6 +495,36 @@ def _check_error_handlers(firmware_sources):
                 )
 
 
+def _check_header_names(firmware_sources):
+    """The replaced Request.create keeps a few headers under their lower-case names: the
+    firmware may read request headers (`x.headers.get("name")`, `x.headers["name"]`) only by
+    one of those names, spelled in lower case."""
+    for source in firmware_sources:
+        for node in ast.walk(ast.parse(source)):
+            key = None
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get"
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr == "headers"
+            ):
+                key = node.args[0] if node.args else None
+            elif (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "headers"
+            ):
+                key = node.slice
+            else:
+                continue
+            if not (isinstance(key, ast.Constant) and key.value in KEPT_HEADERS):
+                raise TrimError(
+                    "a request header read by another name than %s: the board's Microdot keeps"
+                    " only those (REPLACEMENTS: Request.create)" % ", ".join(KEPT_HEADERS)
+                )
+
+
 def _remove(tree, qualname):
     """Delete the def, class or assignment `qualname` ('f', 'C' or 'C.m') from tree."""
     body, i = _find(tree, qualname)
@@ -522,6 +631,7 @@ def trim(package_dir, firmware=None):
         _replace(trees[name], qualname, digest, source)
     _check_error_handlers(firmware_sources_)
     _check_static_routes(firmware_sources_)
+    _check_header_names(firmware_sources_)
     for name, qualname, _ in REMOVALS:
         _remove(trees[name], qualname)
     for tree in trees.values():

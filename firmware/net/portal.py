@@ -56,7 +56,9 @@ def add_portal_routes(app, url, web_dir=None):
     hosts = (host, host + ":80") if ":" not in host else (host,)
 
     def board_host(request):
-        wanted = request.headers.get("Host")
+        # "host" in lower case: the board's Microdot keeps a few headers, under their lower-case
+        # names (tools/trim_microdot.py); PyPI Microdot's headers take any case
+        wanted = request.headers.get("host")
         return wanted is None or wanted.lower() in hosts
 
     @app.before_request
