@@ -326,14 +326,6 @@ class Projector:
         sq[1] = hi = y1 * w + x1
         sq[2] = x0
         sq[3] = x1
-        runs = self._runs
-        runs[0] = lo
-        runs[1] = w
-        runs[2] = x1 - x0 + 1
-        runs[3] = y1 - y0 + 1
-        if x0 == 0 and x1 == w - 1:
-            runs[2] = hi + 1 - lo
-            runs[3] = 1
         # The role's last view has the same envelope (kept) if it shows the same state sequence
         # width, phase, meetings and result (10 ** digits: the state sequence stays below
         # 10 ** 9): its envelope stays, the state sequence written over. If it also shows the
@@ -510,6 +502,16 @@ class Projector:
                 b[q : q + 6] = _OBJS
                 b[p - 1] = 93
             self._objs_len = p - q
+            # The cells, as runs: run r from cell lo + r * w, rlen cells each (a player's rows;
+            # one run for whole rows).
+            runs = self._runs
+            runs[0] = lo
+            runs[1] = w
+            runs[2] = x1 - x0 + 1
+            runs[3] = y1 - y0 + 1
+            if x0 == 0 and x1 == w - 1:
+                runs[2] = hi + 1 - lo
+                runs[3] = 1
             # The cells: a seat's view in one record, in its store, if it fits (with the
             # closing brace). Bytes of the cells member in one record: [first,"digits"] and a
             # comma for each run, the member's opening around them. The digits of the runs'
