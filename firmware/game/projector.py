@@ -253,7 +253,7 @@ class Projector:
         self._pre_len = 0
         self._st_len = 0
         self._objs_len = 0
-        self._sq = [0, 0, 0, 0, 0]  # lo, hi, x0, x1, the seat's cell
+        self._sq = [0, 0, 0, 0, 0, -1]  # lo, hi, x0, x1, the seat's cell, the objects' change
         self._runs = [0, 0, 0, 0]  # first, step, rlen, count
         # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
@@ -299,9 +299,17 @@ class Projector:
             if self._gen_present is None or len(self._gen_present) != len(present):
                 self._gen_present = bytearray(len(present))
                 self._gen_cells = [0] * len(present)
-            self._gen_present[:] = present
+            # The cell the one object that changed left and the one it is on now (its cell
+            # before * 4096 + after), -1 when more than one changed: a seat's record showing
+            # neither stays valid (see same, below).
+            t = -2
             for slot in range(len(present)):
-                self._gen_cells[slot] = cells[slot]
+                q = self._gen_cells[slot]
+                if self._gen_present[slot] != present[slot] or q != cells[slot]:
+                    t = q * 4096 + cells[slot] if t == -2 else -1
+                    self._gen_cells[slot] = cells[slot]
+            self._sq[5] = t
+            self._gen_present[:] = present
             self._gen = (self._gen + 1) & 0xFFFF
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
@@ -335,12 +343,20 @@ class Projector:
         seq = match.state_seq
         env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
         kept = key[2] > seq and seq * 10 >= key[2] and key[3] == env
-        same = (
-            kept
-            and key[0] == self._gen
-            and key[1] == lo * 1024 + hi
-            and key[7] == (sq[4] if self._mask else -1)
-        )
+        same = kept and key[1] == lo * 1024 + hi and key[7] == (sq[4] if self._mask else -1)
+        if same and key[0] != self._gen:
+            # The objects changed: a seat's record that showed the generation before is still
+            # the same if the one object that changed left and reached cells outside its square.
+            t = sq[5]
+            same = role and t >= 0 and key[0] + 1 & 0xFFFF == self._gen
+            if same:
+                q = t >> 12
+                t &= 4095
+                same = not (
+                    lo <= q <= hi and x0 <= q % w <= x1 or lo <= t <= hi and x0 <= t % w <= x1
+                )
+            if same:
+                key[0] = self._gen
         # Record 0 at b[at:]: a seat's in its store, the observer's in obs (while obs is too
         # small, before it is made to the view's size: in seat 2's store, for the planner).
         if role:
@@ -361,7 +377,26 @@ class Projector:
                 self._pre_len = p - 13 - at
                 put_int(b, at + _ENV_V_LEN, seq)
             else:
-                p = self._env(b, at, match, role)
+                # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":0,"n":1,"st":
+                # (a longer view's count is poked in later)
+                p = put(b, at, _ENV_V)
+                p = put_int(b, p, seq)
+                b[p : p + 6] = _ENV_R
+                p = put(b, p + 6, _ROLES[role])
+                b[p : p + 8] = _ENV_PH
+                p = put(b, p + 8, _PHASES[match.phase])
+                b[p : p + 6] = _ENV_W
+                p = put_int(b, p + 6, w)
+                b[p : p + 5] = _ENV_H
+                p = put_int(b, p + 5, h)
+                b[p : p + 5] = _ENV_M
+                p = put_int(b, p + 5, match.meeting_seq)
+                b[p : p + 5] = _ENV_I
+                p += 5
+                self._pre_len = p - at
+                b[p : p + 13] = _ENV_0
+                b[p + 6] = 49
+                p += 13
             st = p
             # The status: {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}, or for the
             # observer {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
@@ -610,31 +645,6 @@ class Projector:
         out = self._hex
         for c in range(n):
             out[c] = hexd[cells[c] & 15]
-
-    # ---- record 0's envelope ----------------------------------------------------------------
-
-    def _env(self, b, at, match, role):
-        """Record 0's envelope of role's view at b[at:], `"n":1` (the planner's count is
-        poked in later), up to the status; returns where the status goes."""
-        # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":0,"n":1,"st":
-        p = put(b, at, _ENV_V)
-        p = put_int(b, p, match.state_seq)
-        b[p : p + 6] = _ENV_R
-        p = put(b, p + 6, _ROLES[role])
-        b[p : p + 8] = _ENV_PH
-        p = put(b, p + 8, _PHASES[match.phase])
-        b[p : p + 6] = _ENV_W
-        p = put_int(b, p + 6, self._w)
-        b[p : p + 5] = _ENV_H
-        p = put_int(b, p + 5, match.height)
-        b[p : p + 5] = _ENV_M
-        p = put_int(b, p + 5, match.meeting_seq)
-        b[p : p + 5] = _ENV_I
-        p += 5
-        self._pre_len = p - at
-        b[p : p + 13] = _ENV_0
-        b[p + 6] = 49
-        return p + 13
 
     def _seen(self, cell):
         # cell (inside the view's square) is in sight in the view's mask
