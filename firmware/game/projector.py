@@ -750,12 +750,17 @@ class Projector:
     def _put_cells(self, b, p, run, off, run_end, off_end):
         """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
         (exclusive); returns the position after its closing bracket."""
-        hexd = self._hex
+        step = self._runs[1]
+        s = self._runs[0] + run * step  # where the run starts
+        e = self._runs[0] + run_end * step  # where run run_end starts
+        a = s + off  # the run's first cell
+        rlen = self._runs[2]
         cut = self._cut
-        first, step, rlen, _ = self._runs
+        hexd = self._hex
+        mask = self._mask
+        n = rlen - off  # the first run's cells, if it is not the last
         start = p
         p += 3  # each run opens with `"],[` (the first one's is turned into `,"c":[[`)
-        a = first + run * step + off
         while True:
             # [a,"digits"]: the opening with the digits of a poked in, then the cells'.
             if a < 100:
@@ -778,7 +783,8 @@ class Projector:
                 b[p : p + 10] = _RUN_4
                 put_int(b, p + 4, a)
                 p += 10
-            n = (rlen if run < run_end else off_end) - off
+            if s == e:
+                n = off_end + s - a  # the last run, up to cell off_end
             # The digits of cells a..a+n-1: a slice of the maze's digits would be a new
             # object, so the scratch buffer (the copy of the flags, made again below) takes all
             # of them and drops the cells before a and after the run (a bytearray keeps its
@@ -787,18 +793,18 @@ class Projector:
             cut[a + n :] = b""
             cut[0:a] = b""
             b[p : p + n] = cut
-            if self._mask:
+            if mask:
                 # line of sight: a cell of the square out of sight is sent as 0 (no real cell
                 # has no open side)
                 for c in range(a, a + n):
                     if not self._seen(c):
                         b[p + c - a] = 48
             p += n
-            run += 1
-            if run > run_end or (run == run_end and off_end == 0):
+            s += step
+            if s > e or (s == e and not off_end):
                 break
-            off = 0
-            a = first + run * step
+            a = s
+            n = rlen
         cut[:] = self._cells  # the copy of the flags again
         b[start : start + 7] = _CELLS
         b[p] = 34  # '"'
