@@ -412,8 +412,9 @@ class Projector:
             i = 8
             while True:
                 # The seat's {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p. K, R,
-                # XO and XD have one digit (in the rules' ranges), poked into the members
-                # around them. key[i]: what the members at p show but the position,
+                # XO and XD have one digit (in the rules' ranges; checked where they are
+                # written), poked into the members around them. key[i]: what the members at p
+                # show but the position,
                 # key[i + 1]: (position * 1024 + p) * 128 + their bytes: when they show the
                 # same, only a position that keeps its width is written again.
                 k = match.inventory[seat]
@@ -421,8 +422,6 @@ class Projector:
                 rad = match.rules[1] if v else match.rules[0]  # match.radius()
                 xo = match.exit_open[seat]
                 xd = match.exited[seat]
-                if k > 9 or rad > 9 or xo > 9 or xd > 9:
-                    raise ValueError("value out of range")
                 c = match.compass[seat]
                 a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
                 here = match.pos[seat]
@@ -441,6 +440,8 @@ class Projector:
                 if q < 0:
                     p += t & 127
                 else:
+                    if k > 9 or rad > 9 or xo > 9 or xd > 9:
+                        raise ValueError("value out of range")
                     key[i] = a
                     t = p
                     p = q
