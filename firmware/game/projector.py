@@ -414,9 +414,9 @@ class Projector:
                 # The seat's {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p. K, R,
                 # XO and XD have one digit (in the rules' ranges; checked where they are
                 # written), poked into the members around them. key[i]: what the members at p
-                # show but the position,
-                # key[i + 1]: (position * 1024 + p) * 128 + their bytes: when they show the
-                # same, only a position that keeps its width is written again.
+                # show but the position, key[i + 1]: (position * 1024 + p) * 128 + their
+                # bytes: when they show the same, only a position that keeps its width is
+                # written again.
                 k = match.inventory[seat]
                 v = match.vision[seat]
                 rad = match.rules[1] if v else match.rules[0]  # match.radius()
