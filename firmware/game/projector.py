@@ -555,13 +555,16 @@ class Projector:
             # The cells: a seat's view in one record, in its store, if it fits (with the
             # closing brace). Bytes of the cells member in one record: [first,"digits"] and a
             # comma for each run, the member's opening around them. The digits of the runs'
-            # first cells: one each, and one more for each that is at least 10, 100, 1000.
+            # first cells: one each, and one more for each that is at least 10, 100, 1000
+            # (counted only when 4 each would not fit).
             if role and b is not self.obs:
-                n = 6 + runs[3] * (7 + runs[2])
-                t = lo + (runs[3] - 1) * w
-                for q in (10, 100, 1000):
-                    if t >= q:
-                        n += runs[3] if lo >= q else runs[3] - (q - 1 - lo) // w - 1
+                n = 6 + runs[3] * (10 + runs[2])
+                if p + n >= at + RECORD_MAX:
+                    n = 6 + runs[3] * (7 + runs[2])
+                    t = lo + (runs[3] - 1) * w
+                    for q in (10, 100, 1000):
+                        if t >= q:
+                            n += runs[3] if lo >= q else runs[3] - (q - 1 - lo) // w - 1
                 if p + n < at + RECORD_MAX:
                     p = self._put_cells(b, p, 0, 0, runs[3], 0)
                     b[p] = 125  # '}'
