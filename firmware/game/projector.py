@@ -532,7 +532,21 @@ class Projector:
                 b[p + 1] = 48 + k
                 b[p + 3] = 48 + c
                 b[p + 5] = 48 + v
-                p = put_int(b, p + 7, t)
+                p += 7
+                if t < 10:
+                    b[p] = 48 + t
+                    p += 1
+                elif t < 100:
+                    b[p] = 48 + t // 10
+                    b[p + 1] = 48 + t % 10
+                    p += 2
+                elif t < 1000:
+                    b[p] = 48 + t // 100
+                    b[p + 1] = 48 + t // 10 % 10
+                    b[p + 2] = 48 + t % 10
+                    p += 3
+                else:
+                    p = put_int(b, p, t)
                 b[p] = 93  # ']'
                 b[p + 1] = 44  # ',' (the last one becomes the member's ']')
                 p += 2
