@@ -587,13 +587,50 @@ class Projector:
             # More than one record (or the observer's): in obs, each after its gap. Where
             # record 0's head is not there yet, or obs had to be made anew (to the view's
             # size), written again in obs (the seat's members in key then describe obs).
-            n = self._records(self._plan(), b is self.obs)
-            if n:
-                break
-            b = self.obs
-            at = _GAP
-            kept = same = False
-            self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
+            count = self._plan()
+            gap = self._gap
+            lens = self._obs_lens
+            n = _GAP + _SLACK
+            for i in range(count):
+                n += lens[i] + (gap(lens[i]) if gap else 0)
+            if self.obs is None or len(self.obs) < n:
+                # (let the old buffer go first; room to grow a little; what it showed is gone)
+                self.obs = self._obs_pre = None
+                self.obs = bytearray(n + 32)
+                self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
+                b = None
+            if b is not self.obs:
+                b = self.obs
+                at = _GAP
+                kept = same = False
+                self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
+                continue
+            # Record 0's count, then each record's cells (and after record 0 its envelope:
+            # record 0's up to "i":, i and the count), each record after its gap.
+            self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
+            b[at + self._pre_len + 6] = 48 + count
+            self._obs_at[0] = _GAP
+            for i in range(count):
+                if i:
+                    p += gap(lens[i]) if gap else 0
+                    self._obs_at[i] = p
+                    b[p : p + _PRE_MAX] = self._obs_pre
+                    p += self._pre_len
+                    b[p] = 48 + i
+                    b[p + 1 : p + 6] = _ENV_N
+                    b[p + 6] = 48 + count
+                    p += 7
+                run = self._c_run[i]
+                off = self._c_off[i]
+                run_end = self._c_run[i + 1]
+                off_end = self._c_off[i + 1]
+                if run < run_end or (run == run_end and off < off_end):
+                    p = self._put_cells(b, p, run, off, run_end, off_end)
+                b[p] = 125  # '}'
+                p += 1
+            self.obs_end = p
+            n = count
+            break
         if role and b is self.obs:
             # a seat's view of more than one record: the seat's members in key describe obs,
             # not its store; its next view is written whole (key[2] is 0)
@@ -717,53 +754,6 @@ class Projector:
         self._c_run[chunk] = run
         self._c_off[chunk] = off
         return chunk
-
-    def _records(self, count, head):
-        """Write the planned records into obs, each after its gap, record 0's head there
-        already if `head`; returns count. Returns 0 without writing (the head must be
-        written in obs first) if not `head`, or if obs had to be made anew to fit them."""
-        gap = self._gap
-        at = self._obs_at
-        lens = self._obs_lens
-        need = _GAP + _SLACK
-        for i in range(count):
-            need += lens[i] + (gap(lens[i]) if gap else 0)
-        if self.obs is None or len(self.obs) < need:
-            # (let the old buffer go first; room to grow a little; what it showed is gone)
-            self.obs = self._obs_pre = None
-            key = self._keys[0]
-            key[2] = key[8] = key[10] = -1
-            self.obs = bytearray(need + 32)
-            self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
-            return 0
-        if not head:
-            return 0
-        ob = self.obs
-        self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
-        p = _GAP + self._pre_len
-        ob[p + 6] = 48 + count
-        p += 13 + self._st_len + self._objs_len
-        at[0] = _GAP
-        for i in range(count):
-            if i:
-                p += gap(lens[i]) if gap else 0
-                at[i] = p
-                ob[p : p + _PRE_MAX] = self._obs_pre  # the envelope up to "i":
-                p += self._pre_len
-                ob[p] = 48 + i
-                ob[p + 1 : p + 6] = _ENV_N
-                ob[p + 6] = 48 + count
-                p += 7
-            run = self._c_run[i]
-            off = self._c_off[i]
-            run_end = self._c_run[i + 1]
-            off_end = self._c_off[i + 1]
-            if run < run_end or (run == run_end and off < off_end):
-                p = self._put_cells(ob, p, run, off, run_end, off_end)
-            ob[p] = 125  # '}'
-            p += 1
-        self.obs_end = p
-        return count
 
     def _put_cells(self, b, p, run, off, run_end, off_end):
         """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
