@@ -246,13 +246,10 @@ class Projector:
         self._cut = None
         self._cells = None
         self._w = 0
-        # The view being written: the envelope up to "i":, the status and the objects member
-        # (their bytes), the square (cells lo..hi, columns x0..x1) and its cells as runs, run
-        # r from cell first + r * step, rlen cells each (a player's rows; one run for whole
-        # rows or the whole maze).
+        # The view being written: the envelope up to "i": (its bytes), the square (cells
+        # lo..hi, columns x0..x1) and its cells as runs, run r from cell first + r * step, rlen
+        # cells each (a player's rows; one run for whole rows or the whole maze).
         self._pre_len = 0
-        self._st_len = 0
-        self._objs_len = 0
         self._sq = [0, 0, 0, 0, 0, -1]  # lo, hi, x0, x1, the seat's cell, the objects' change
         self._runs = [0, 0, 0, 0]  # first, step, rlen, count
         # Where each chunk starts: run index and offset in that run (entry count: the end).
@@ -512,7 +509,7 @@ class Projector:
                         put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
                 break
             key[2] = 0
-            self._st_len = p - st
+            key[5] = p - st  # (the status's bytes)
             # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
             # slot order (nothing when there are none).
             q = p
@@ -555,16 +552,15 @@ class Projector:
             else:
                 b[q : q + 6] = _OBJS
                 b[p - 1] = 93
-            self._objs_len = p - q
             # The cells, as runs: run r from cell lo + r * w, rlen cells each (a player's rows;
             # one run for whole rows).
             runs = self._runs
             runs[0] = lo
             runs[1] = w
-            runs[2] = x1 - x0 + 1
+            runs[2] = rlen = x1 - x0 + 1
             runs[3] = y1 - y0 + 1
             if x0 == 0 and x1 == w - 1:
-                runs[2] = hi + 1 - lo
+                runs[2] = rlen = hi + 1 - lo
                 runs[3] = 1
             # The cells: a seat's view in one record, in its store, if it fits (with the
             # closing brace). Bytes of the cells member in one record: [first,"digits"] and a
@@ -587,9 +583,42 @@ class Projector:
             # More than one record (or the observer's): in obs, each after its gap. Where
             # record 0's head is not there yet, or obs had to be made anew (to the view's
             # size), written again in obs (the seat's members in key then describe obs).
-            count = self._plan()
-            gap = self._gap
+            # The plan: record 0's head (the status and the objects always fit there) and the
+            # cell runs packed greedily into records: record i's cells from cell _c_off[i] of
+            # run _c_run[i], lens[i] bytes; each record after the first has the envelope (up to
+            # "i":, then its digit, `,"n":`, that of n and the closing brace) before its cells.
             lens = self._obs_lens
+            used = p - at + 1
+            run = off = count = 0
+            while True:
+                if count >= MAX_CHUNKS or used > RECORD_MAX:
+                    raise ValueError("view too large")
+                self._c_run[count] = run
+                self._c_off[count] = off
+                first = True
+                while run < runs[3]:
+                    # [first,"hex..."] plus the member's opening and closing, or a comma.
+                    over = ndigits(lo + run * w + off) + (12 if first else 6)
+                    room = RECORD_MAX - used - over
+                    if room < 1:
+                        break
+                    first = False
+                    if rlen - off <= room:
+                        used += over + rlen - off
+                        run += 1
+                        off = 0
+                    else:
+                        used += over + room  # the run goes on in the next record
+                        off += room
+                        break
+                lens[count] = used
+                count += 1
+                if run >= runs[3]:
+                    break
+                used = self._pre_len + 8
+            self._c_run[count] = run
+            self._c_off[count] = off
+            gap = self._gap
             n = _GAP + _SLACK
             for i in range(count):
                 n += lens[i] + (gap(lens[i]) if gap else 0)
@@ -642,7 +671,6 @@ class Projector:
             key[2] = 10 ** ndigits(seq)
             key[3] = env
             key[4] = st
-            key[5] = self._st_len
             key[6] = n
             key[7] = sq[4] if self._mask else -1
             key[0] = self._gen
@@ -713,47 +741,7 @@ class Projector:
             (cell // w - here // w + _SIGHT_R) * _SIGHT_SIDE + cell % w - here % w + _SIGHT_R
         ]
 
-    # ---- planning and writing ---------------------------------------------------------------
-
-    def _plan(self):
-        """Pack the status, the objects and the cell runs greedily into records (the status
-        and the objects in record 0, where they always fit); returns the count."""
-        first_cell, step, rlen, nruns = self._runs
-        env_len = self._pre_len + 8  # + the digit of i, `,"n":`, that of n, the closing brace
-        run = 0
-        off = 0
-        chunk = 0
-        used = env_len + 6 + self._st_len + self._objs_len
-        while True:
-            if chunk >= MAX_CHUNKS or used > RECORD_MAX:
-                raise ValueError("view too large")
-            self._c_run[chunk] = run
-            self._c_off[chunk] = off
-            first = True
-            while run < nruns:
-                left = rlen - off
-                # [first,"hex..."] plus the member's opening and closing, or a comma.
-                over = ndigits(first_cell + run * step + off) + (12 if first else 6)
-                room = RECORD_MAX - used - over
-                if room < 1:
-                    break
-                first = False
-                if left <= room:
-                    used += over + left
-                    run += 1
-                    off = 0
-                else:
-                    used += over + room  # the run goes on in the next record
-                    off += room
-                    break
-            self._obs_lens[chunk] = used
-            chunk += 1
-            if run >= nruns:
-                break
-            used = env_len
-        self._c_run[chunk] = run
-        self._c_off[chunk] = off
-        return chunk
+    # ---- the cells ---------------------------------------------------------------------------
 
     def _put_cells(self, b, p, run, off, run_end, off_end):
         """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
