@@ -4,7 +4,7 @@
 # After construction nothing in enqueue() / process() / advance() allocates.
 from game.compat import const
 from game.fifo import CommandQueue
-from game.maze import Workspace, generate_into, mirror, neighbour
+from game.maze import Workspace, generate_into, mirror
 from game.placement import Placer
 from game.prng import Prng
 from game.rules import DIR_BITS
@@ -55,6 +55,8 @@ _RESULT_NONE = const(0)
 _RESULT_WIN = const(1)
 _WAITING = const(0)
 _WALL = const(8)
+_DIR_DX = const((0, 1, 0, -1))  # game.rules.DIR_DX, DIR_DY
+_DIR_DY = const((-1, 0, 1, 0))
 
 # Fixed object slots (see game.placement.place): keys, exits, compasses, then artifacts.
 KEY_SLOT = (0, 0, 1)  # KEY_SLOT[owner]
@@ -256,7 +258,9 @@ class Match:
         time_ms = q.time[i]
         if time_ms < self.now:
             return _OUT_OF_ORDER
-        self._advance(time_ms)
+        self.now = time_ms
+        if self.phase == _COUNTDOWN or self.first_out:  # (else _advance only sets the clock)
+            self._advance(time_ms)
         if self.phase == _COUNTDOWN:
             return _COUNTDOWN_REFUSED
         if self.phase != _ACTIVE:
@@ -423,7 +427,7 @@ class Match:
             return self._outward(player, direction, time_ms)
         if time_ms < self.ready_at[player]:
             return _COOLDOWN
-        dest = neighbour(here, direction, w, self.height)
+        dest = here + _DIR_DX[direction] + _DIR_DY[direction] * w  # (an open side leads inside)
         self.state_seq += 1
         self.ready_at[player] = time_ms + self.cooldown_ms
         self.pos[player] = dest
