@@ -374,9 +374,15 @@ class Projector:
                 self._keys[2][2] = self._keys[2][8] = key[8] = key[10] = -1
         while True:
             if kept:
+                # the state sequence's digits over the old ones (as many: key[2] = 10 ** that)
+                p = at + _ENV_V_LEN
+                t = key[2] // 10
+                while t:
+                    b[p] = 48 + seq // t % 10
+                    p += 1
+                    t //= 10
                 p = key[4]
                 self._pre_len = p - 13 - at
-                put_int(b, at + _ENV_V_LEN, seq)
             else:
                 # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":0,"n":1,"st":
                 # (a longer view's count is poked in later)
