@@ -445,6 +445,7 @@ class Projector:
                 else:
                     if k > 9 or rad > 9 or xo > 9 or xd > 9:
                         raise ValueError("value out of range")
+                    kept = False  # (what follows may have moved)
                     key[i] = a
                     t = p
                     p = q
@@ -467,28 +468,39 @@ class Projector:
                     b[p + 13] = 48 + xd
                     p += 14
                     key[i + 1] = (here * 1024 + t) * 128 + p - t
+                # (kept, from here on: the status's bytes up to p are where they were, and so
+                # are the constant ones that follow, the result and the winner among them)
                 if role:
-                    b[p : p + 8] = _S_RES
+                    if not kept:
+                        b[p : p + 8] = _S_RES
                     p += 8
                     break
-                b[p : p + 8] = _S_XT
                 t = match.exit_time[seat]
+                if t != -1:
+                    kept = False
+                if not kept:
+                    b[p : p + 8] = _S_XT
                 p = p + 8 if t == -1 else put_int(b, p + 6, t)
                 if seat == 2:
-                    b[p : p + 10] = _S_RES_OBS
+                    if not kept:
+                        b[p : p + 10] = _S_RES_OBS
                     p += 10
                     break
-                b[p] = 125  # '}'
-                b[p + 1] = 44  # ','
+                if not kept:
+                    b[p] = 125  # '}'
+                    b[p + 1] = 44  # ','
                 p += 2
                 seat = 2
                 i = 10
             t = _RESULTS[match.result]
-            b[p : p + len(t)] = t
-            p += len(t)
-            b[p : p + 8] = _S_WIN
-            b[p + 8] = 48 + match.winner  # a seat or 0
-            p += 9
+            if kept:
+                p += len(t) + 9
+            else:
+                b[p : p + len(t)] = t
+                p += len(t)
+                b[p : p + 8] = _S_WIN
+                b[p + 8] = 48 + match.winner  # a seat or 0
+                p += 9
             if role:
                 # The opponent: while in the maze and in the square (the test of visible()).
                 seat = 3 - role
