@@ -69,10 +69,3 @@ def test_projector_copies_of_the_rules_names():
         (projector._RESULTS, rules.RESULT_NAMES),
     ):
         assert mine == tuple(name.encode() for name in names)
-
-
-def test_engine_direction_steps_equal_the_rules():
-    # (tuples: the test above checks numbers only)
-    engine = importlib.import_module("game.engine")
-    rules = importlib.import_module("game.rules")
-    assert engine._DIR_DX == rules.DIR_DX and engine._DIR_DY == rules.DIR_DY

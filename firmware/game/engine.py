@@ -55,8 +55,6 @@ _RESULT_NONE = const(0)
 _RESULT_WIN = const(1)
 _WAITING = const(0)
 _WALL = const(8)
-_DIR_DX = const((0, 1, 0, -1))  # game.rules.DIR_DX, DIR_DY
-_DIR_DY = const((-1, 0, 1, 0))
 
 # Fixed object slots (see game.placement.place): keys, exits, compasses, then artifacts.
 KEY_SLOT = (0, 0, 1)  # KEY_SLOT[owner]
@@ -427,7 +425,8 @@ class Match:
             return self._outward(player, direction, time_ms)
         if time_ms < self.ready_at[player]:
             return _COOLDOWN
-        dest = here + _DIR_DX[direction] + _DIR_DY[direction] * w  # (an open side leads inside)
+        # the cell on the open side (inside the map): N, E, S, W are -w, +1, +w, -1
+        dest = here + (w if direction == 2 else -w if direction == 0 else 2 - direction)
         self.state_seq += 1
         self.ready_at[player] = time_ms + self.cooldown_ms
         self.pos[player] = dest
