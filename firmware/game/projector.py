@@ -246,11 +246,12 @@ class Projector:
         self._cut = None
         self._cells = None
         self._w = 0
-        # The view being written: the envelope up to "i": (its bytes), the square (cells
-        # lo..hi, columns x0..x1) and its cells as runs, run r from cell first + r * step, rlen
-        # cells each (a player's rows; one run for whole rows or the whole maze).
+        # The view being written: the envelope up to "i": (its bytes), the seat's cell (the
+        # centre of its square) and the objects' last change (see begin), its cells as runs,
+        # run r from cell first + r * step, rlen cells each (a player's rows; one run for whole
+        # rows or the whole maze).
         self._pre_len = 0
-        self._sq = [0, 0, 0, 0, 0, -1]  # lo, hi, x0, x1, the seat's cell, the objects' change
+        self._sq = [0, -1]
         self._runs = [0, 0, 0, 0]  # first, step, rlen, count
         # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
@@ -309,7 +310,7 @@ class Projector:
                 if self._gen_present[slot] != present[slot] or q != cells[slot]:
                     t = q * 4096 + cells[slot] if t == -2 else -1
                     self._gen_cells[slot] = cells[slot]
-            self._sq[5] = t
+            self._sq[1] = t
             self._gen_present[:] = present
             self._gen = (self._gen + 1) & 0xFFFF
         # The square: the seat's (only what it may see is written: nothing hidden even
@@ -317,7 +318,7 @@ class Projector:
         self._mask = None
         sq = self._sq
         if role:
-            here = sq[4] = match.pos[role]
+            here = sq[0] = match.pos[role]
             r = match.rules[1] if match.vision[role] else match.rules[0]  # match.radius()
             if match.rules[5] and not match.vision[role]:
                 self._mask = self._sight(match, role, here, r)
@@ -331,10 +332,8 @@ class Projector:
             x0 = y0 = 0
             x1 = w - 1
             y1 = h - 1
-        sq[0] = lo = y0 * w + x0
-        sq[1] = hi = y1 * w + x1
-        sq[2] = x0
-        sq[3] = x1
+        lo = y0 * w + x0
+        hi = y1 * w + x1
         # The role's last view has the same envelope (kept) if it shows the same state sequence
         # width, phase, meetings and result (10 ** digits: the state sequence stays below
         # 10 ** 9): its envelope stays, the state sequence written over. If it also shows the
@@ -344,11 +343,11 @@ class Projector:
         seq = match.state_seq
         env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
         kept = key[2] > seq and seq * 10 >= key[2] and key[3] == env
-        same = kept and key[1] == lo * 1024 + hi and key[7] == (sq[4] if self._mask else -1)
+        same = kept and key[1] == lo * 1024 + hi and key[7] == (sq[0] if self._mask else -1)
         if same and key[0] != self._gen:
             # The objects changed: a seat's record that showed the generation before is still
             # the same if the one object that changed left and reached cells outside its square.
-            t = sq[5]
+            t = sq[1]
             same = role and t >= 0 and key[0] + 1 & 0xFFFF == self._gen
             if same:
                 q = t >> 12
@@ -690,7 +689,7 @@ class Projector:
             key[3] = env
             key[4] = st
             key[6] = n
-            key[7] = sq[4] if self._mask else -1
+            key[7] = sq[0] if self._mask else -1
             key[0] = self._gen
         if b is self.obs:  # the observer's records, or a seat's of more than one
             self.out = b
@@ -754,7 +753,7 @@ class Projector:
     def _seen(self, cell):
         # cell (inside the view's square) is in sight in the view's mask
         w = self._w
-        here = self._sq[4]
+        here = self._sq[0]
         return self._mask[
             (cell // w - here // w + _SIGHT_R) * _SIGHT_SIDE + cell % w - here % w + _SIGHT_R
         ]
