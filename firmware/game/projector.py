@@ -248,11 +248,11 @@ class Projector:
         self._w = 0
         # The view being written: the envelope up to "i": (its bytes), the seat's cell (the
         # centre of its square) and the objects' last change (see begin), its cells as runs,
-        # run r from cell first + r * step, rlen cells each (a player's rows; one run for whole
+        # run r from cell first + r * width, rlen cells each (a player's rows; one run for whole
         # rows or the whole maze).
         self._pre_len = 0
         self._sq = [0, -1]
-        self._runs = [0, 0, 0, 0]  # first, step, rlen, count
+        self._runs = [0, 0]  # first, rlen
         # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
         self._c_off = [0] * (MAX_CHUNKS + 1)
@@ -571,29 +571,28 @@ class Projector:
                 b[p - 1] = 93
             # The cells, as runs: run r from cell lo + r * w, rlen cells each (a player's rows;
             # one run for whole rows).
-            runs = self._runs
-            runs[0] = lo
-            runs[1] = w
-            runs[2] = rlen = x1 - x0 + 1
-            runs[3] = y1 - y0 + 1
+            rlen = x1 - x0 + 1
+            nruns = y1 - y0 + 1
             if x0 == 0 and x1 == w - 1:
-                runs[2] = rlen = hi + 1 - lo
-                runs[3] = 1
+                rlen = hi + 1 - lo
+                nruns = 1
+            self._runs[0] = lo
+            self._runs[1] = rlen
             # The cells: a seat's view in one record, in its store, if it fits (with the
             # closing brace). Bytes of the cells member in one record: [first,"digits"] and a
             # comma for each run, the member's opening around them. The digits of the runs'
             # first cells: one each, and one more for each that is at least 10, 100, 1000
             # (counted only when 4 each would not fit).
             if role and b is not self.obs:
-                n = 6 + runs[3] * (10 + runs[2])
+                n = 6 + nruns * (10 + rlen)
                 if p + n >= at + RECORD_MAX:
-                    n = 6 + runs[3] * (7 + runs[2])
-                    t = lo + (runs[3] - 1) * w
+                    n = 6 + nruns * (7 + rlen)
+                    t = lo + (nruns - 1) * w
                     for q in (10, 100, 1000):
                         if t >= q:
-                            n += runs[3] if lo >= q else runs[3] - (q - 1 - lo) // w - 1
+                            n += nruns if lo >= q else nruns - (q - 1 - lo) // w - 1
                 if p + n < at + RECORD_MAX:
-                    p = self._put_cells(b, p, 0, 0, runs[3], 0)
+                    p = self._put_cells(b, p, 0, 0, nruns, 0)
                     b[p] = 125  # '}'
                     n = p + 1 - at
                     break
@@ -613,7 +612,7 @@ class Projector:
                 self._c_run[count] = run
                 self._c_off[count] = off
                 first = True
-                while run < runs[3]:
+                while run < nruns:
                     # [first,"hex..."] plus the member's opening and closing, or a comma.
                     over = ndigits(lo + run * w + off) + (12 if first else 6)
                     room = RECORD_MAX - used - over
@@ -630,7 +629,7 @@ class Projector:
                         break
                 lens[count] = used
                 count += 1
-                if run >= runs[3]:
+                if run >= nruns:
                     break
                 used = self._pre_len + 8
             self._c_run[count] = run
@@ -763,11 +762,11 @@ class Projector:
     def _put_cells(self, b, p, run, off, run_end, off_end):
         """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
         (exclusive); returns the position after its closing bracket."""
-        step = self._runs[1]
+        step = self._w
         s = self._runs[0] + run * step  # where the run starts
         e = self._runs[0] + run_end * step  # where run run_end starts
         a = s + off  # the run's first cell
-        rlen = self._runs[2]
+        rlen = self._runs[1]
         cut = self._cut
         hexd = self._hex
         mask = self._mask
