@@ -4,7 +4,7 @@
 # After construction nothing in enqueue() / process() / advance() allocates.
 from game.compat import const
 from game.fifo import CommandQueue
-from game.maze import Workspace, generate_into, mirror, neighbour
+from game.maze import Workspace, generate_into, mirror
 from game.placement import Placer
 from game.prng import Prng
 from game.rules import DIR_BITS
@@ -221,7 +221,10 @@ class Match:
     def enqueue(self, player, kind, arg, time_ms):
         """Accept one command into the FIFO: OK (self.queue.last_seq is its sequence) or a
         refusal code. Observers (any seat but 1 and 2) cannot enqueue."""
-        if not _is_int(player) or not _is_int(kind) or not _is_int(arg) or not _is_int(time_ms):
+        # (_is_int's test inline: a call per argument costs more than the test, once a command)
+        if type(player) is not int or type(kind) is not int or type(arg) is not int:
+            return _BAD_COMMAND
+        if type(time_ms) is not int:
             return _BAD_COMMAND
         if player != 1 and player != 2:
             return _NOT_PLAYER
@@ -253,7 +256,9 @@ class Match:
         time_ms = q.time[i]
         if time_ms < self.now:
             return _OUT_OF_ORDER
-        self._advance(time_ms)
+        self.now = time_ms
+        if self.phase == _COUNTDOWN or self.first_out:  # (else _advance only sets the clock)
+            self._advance(time_ms)
         if self.phase == _COUNTDOWN:
             return _COUNTDOWN_REFUSED
         if self.phase != _ACTIVE:
@@ -420,7 +425,8 @@ class Match:
             return self._outward(player, direction, time_ms)
         if time_ms < self.ready_at[player]:
             return _COOLDOWN
-        dest = neighbour(here, direction, w, self.height)
+        # the cell on the open side (inside the map): N, E, S, W are -w, +1, +w, -1
+        dest = here + (w if direction == 2 else -w if direction == 0 else 2 - direction)
         self.state_seq += 1
         self.ready_at[player] = time_ms + self.cooldown_ms
         self.pos[player] = dest

@@ -226,7 +226,7 @@ class Projector:
         # sequence (0: nothing valid), ((meetings * 4 + phase) * 4 + result) * 4 + winner,
         # where the status starts, its bytes, the observer's count (a seat's view is one
         # record: its bytes), the seat's cell under line of sight (the same square may show
-        # other cells, else -1), then a seat's members in the status (see _status): the
+        # other cells, else -1), then a seat's members in the status (see begin): the
         # seat's, and for the observer seat 1's and seat 2's (-1: not known)].
         self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
         # Line of sight: each seat's mask of its square (made by its first such view), its
@@ -246,15 +246,13 @@ class Projector:
         self._cut = None
         self._cells = None
         self._w = 0
-        # The view being written: the envelope up to "i":, the status and the objects member
-        # (their bytes), the square (cells lo..hi, columns x0..x1) and its cells as runs, run
-        # r from cell first + r * step, rlen cells each (a player's rows; one run for whole
+        # The view being written: the envelope up to "i": (its bytes), the seat's cell (the
+        # centre of its square) and the objects' last change (see begin), its cells as runs,
+        # run r from cell first + r * width, rlen cells each (a player's rows; one run for whole
         # rows or the whole maze).
         self._pre_len = 0
-        self._st_len = 0
-        self._objs_len = 0
-        self._sq = [0, 0, 0, 0, 0]  # lo, hi, x0, x1, the seat's cell
-        self._runs = [0, 0, 0, 0]  # first, step, rlen, count
+        self._sq = [0, -1]
+        self._runs = [0, 0]  # first, rlen
         # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
         self._c_off = [0] * (MAX_CHUNKS + 1)
@@ -288,6 +286,10 @@ class Projector:
         """Write every record of role's view of match; returns the record count."""
         if role != OBSERVER and role != 1 and role != 2:
             raise ValueError("role must be 1, 2 or OBSERVER")
+        # (MicroPython numbers a function's locals in the order they first appear and reads and
+        # writes the first 16, the arguments among them, with shorter and faster bytecodes:
+        # these are the ones the status, the objects and the envelope use most)
+        b = p = t = q = key = seat = here = i = k = v = c = a = 0
         self._cells = match.cells
         if self._cut != self._cells:
             self._load_maze(self._cells)
@@ -299,16 +301,24 @@ class Projector:
             if self._gen_present is None or len(self._gen_present) != len(present):
                 self._gen_present = bytearray(len(present))
                 self._gen_cells = [0] * len(present)
-            self._gen_present[:] = present
+            # The cell the one object that changed left and the one it is on now (its cell
+            # before * 4096 + after), -1 when more than one changed: a seat's record showing
+            # neither stays valid (see same, below).
+            t = -2
             for slot in range(len(present)):
-                self._gen_cells[slot] = cells[slot]
+                q = self._gen_cells[slot]
+                if self._gen_present[slot] != present[slot] or q != cells[slot]:
+                    t = q * 4096 + cells[slot] if t == -2 else -1
+                    self._gen_cells[slot] = cells[slot]
+            self._sq[1] = t
+            self._gen_present[:] = present
             self._gen = (self._gen + 1) & 0xFFFF
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
         self._mask = None
         sq = self._sq
         if role:
-            here = sq[4] = match.pos[role]
+            here = sq[0] = match.pos[role]
             r = match.rules[1] if match.vision[role] else match.rules[0]  # match.radius()
             if match.rules[5] and not match.vision[role]:
                 self._mask = self._sight(match, role, here, r)
@@ -318,110 +328,370 @@ class Projector:
             x1 = hx + r if hx + r < w else w - 1
             y0 = hy - r if hy > r else 0
             y1 = hy + r if hy + r < h else h - 1
-            b = self.store = self._stores[role]
-            self.buf = self._bufs[role]
         else:
             x0 = y0 = 0
             x1 = w - 1
             y1 = h - 1
-            b = self.obs
-        sq[0] = lo = y0 * w + x0
-        sq[1] = hi = y1 * w + x1
-        sq[2] = x0
-        sq[3] = x1
-        # The role's last view has the same envelope if it shows the same state sequence width,
-        # phase, meetings and result (10 ** digits: the state sequence stays below 10 ** 9).
-        # Then, if it also shows the same square and objects and the status keeps its length,
-        # the status (only the seats' members that changed, see _status) and the state sequence
-        # are written in place; else a seat's view (of one record) is written again from its
-        # status on, the envelope kept.
+        lo = y0 * w + x0
+        hi = y1 * w + x1
+        # The role's last view has the same envelope (kept) if it shows the same state sequence
+        # width, phase, meetings and result (10 ** digits: the state sequence stays below
+        # 10 ** 9): its envelope stays, the state sequence written over. If it also shows the
+        # same square and objects (same) and the status keeps its length, the status (only the
+        # seats' members that changed) and the state sequence are all that is written.
         key = self._keys[role]
         seq = match.state_seq
-        st = n = 0
         env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
-        if key[2] > seq and seq * 10 >= key[2] and key[3] == env:
-            st = key[4]
-            if (
-                key[0] == self._gen
-                and key[1] == lo * 1024 + hi
-                and key[7] == (sq[4] if self._mask else -1)
-            ):
-                q = self._status(b, st, match, role)
-                if q - st == key[5]:
-                    n = key[6]
-                    if role:
-                        put_int(b, self.headroom + _ENV_V_LEN, seq)
-                    else:
-                        for i in range(n):
-                            put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
-            if not role:
-                st = 0
-        if not n:
-            key[2] = 0
-            runs = self._runs
-            runs[0] = lo
-            runs[1] = w
-            runs[2] = x1 - x0 + 1
-            runs[3] = y1 - y0 + 1
-            if x0 == 0 and x1 == w - 1:
-                runs[2] = hi + 1 - lo
-                runs[3] = 1
-            if role:
-                # One record, in the seat's store, if it fits (with the closing brace).
+        kept = key[2] > seq and seq * 10 >= key[2] and key[3] == env
+        same = kept and key[1] == lo * 1024 + hi and key[7] == (sq[0] if self._mask else -1)
+        if same and key[0] != self._gen:
+            # The objects changed: a seat's record that showed the generation before is still
+            # the same if the one object that changed left and reached cells outside its square.
+            t = sq[1]
+            same = role and t >= 0 and key[0] + 1 & 0xFFFF == self._gen
+            if same:
+                q = t >> 12
+                t &= 4095
+                same = not (
+                    lo <= q <= hi and x0 <= q % w <= x1 or lo <= t <= hi and x0 <= t % w <= x1
+                )
+            if same:
+                key[0] = self._gen
+        # Record 0 at b[at:]: a seat's in its store, the observer's in obs (while obs is too
+        # small, before it is made to the view's size: in seat 2's store, for the planner).
+        if role:
+            b = self.store = self._stores[role]
+            self.buf = self._bufs[role]
+            at = self.headroom
+        else:
+            b = self.obs
+            at = _GAP
+            if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
+                b = self._stores[2]
                 at = self.headroom
-                if st:
-                    put_int(b, at + _ENV_V_LEN, seq)
-                    self._pre_len = st - 13 - at
-                    self._st_len = self._status(b, st, match, role) - st
-                    p = self._head(b, st, match, role, 0)
+                kept = same = False
+                self._keys[2][2] = self._keys[2][8] = key[8] = key[10] = -1
+        while True:
+            if kept:
+                # the state sequence's digits over the old ones (as many: key[2] = 10 ** that)
+                p = at + _ENV_V_LEN
+                t = key[2] // 10
+                while t:
+                    b[p] = 48 + seq // t % 10
+                    p += 1
+                    t //= 10
+                p = key[4]
+                self._pre_len = p - 13 - at
+            else:
+                # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":0,"n":1,"st":
+                # (a longer view's count is poked in later)
+                p = put(b, at, _ENV_V)
+                p = put_int(b, p, seq)
+                b[p : p + 6] = _ENV_R
+                p = put(b, p + 6, _ROLES[role])
+                b[p : p + 8] = _ENV_PH
+                p = put(b, p + 8, _PHASES[match.phase])
+                b[p : p + 6] = _ENV_W
+                p = put_int(b, p + 6, w)
+                b[p : p + 5] = _ENV_H
+                p = put_int(b, p + 5, h)
+                b[p : p + 5] = _ENV_M
+                p = put_int(b, p + 5, match.meeting_seq)
+                b[p : p + 5] = _ENV_I
+                p += 5
+                self._pre_len = p - at
+                b[p : p + 13] = _ENV_0
+                b[p + 6] = 49
+                p += 13
+            st = p
+            # The status: {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}, or for the
+            # observer {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
+            seat = role
+            if not role:
+                b[p : p + 12] = _S_PLAYERS
+                p += 12
+                seat = 1
+            i = 8
+            while True:
+                # The seat's {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p. K, R,
+                # XO and XD have one digit (in the rules' ranges; checked where they are
+                # written), poked into the members around them. key[i]: what the members at p
+                # show but the position, key[i + 1]: (position * 1024 + p) * 128 + their
+                # bytes: when they show the same, only a position that keeps its width is
+                # written again.
+                k = match.inventory[seat]
+                v = match.vision[seat]
+                rad = match.rules[1] if v else match.rules[0]  # match.radius()
+                xo = match.exit_open[seat]
+                xd = match.exited[seat]
+                c = match.compass[seat]
+                a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
+                here = match.pos[seat]
+                t = key[i + 1]
+                q = -1
+                if key[i] != a or t >> 7 & 1023 != p:
+                    b[p : p + 5] = _S_P
+                    q = put_int(b, p + 5, here)
+                elif t >> 17 != here:
+                    # the position again, over the old one: done if it kept its width (a
+                    # comma follows)
+                    q = put_int(b, p + 5, here)
+                    if b[q] == 44:
+                        key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
+                        q = -1
+                if q < 0:
+                    p += t & 127
                 else:
-                    p = self._head(b, at, match, role, 1)
-                    st = at + self._pre_len + 13
-                # Bytes of the cells member in one record: [first,"digits"] and a comma for each
-                # run, the member's opening around them. The digits of the runs' first cells: one
-                # each, and one more for each that is at least 10, 100, 1000.
-                n = 6 + runs[3] * (7 + runs[2])
-                last = lo + (runs[3] - 1) * w
-                for top in (10, 100, 1000):
-                    if last >= top:
-                        n += runs[3] if lo >= top else runs[3] - (top - 1 - lo) // w - 1
+                    if k > 9 or rad > 9 or xo > 9 or xd > 9:
+                        raise ValueError("value out of range")
+                    kept = False  # (what follows may have moved)
+                    key[i] = a
+                    t = p
+                    p = q
+                    b[p : p + 12] = _S_K_VM
+                    b[p + 5] = 48 + k
+                    if v < 10:
+                        b[p + 12] = 48 + v
+                        p += 13
+                    else:
+                        p = put_int(b, p + 12, v)
+                    b[p : p + 14] = _S_RAD_CP
+                    b[p + 7] = 48 + rad
+                    if c < 10:
+                        b[p + 14] = 48 + c
+                        p += 15
+                    else:
+                        p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
+                    b[p : p + 14] = _S_XO_XD
+                    b[p + 6] = 48 + xo
+                    b[p + 13] = 48 + xd
+                    p += 14
+                    key[i + 1] = (here * 1024 + t) * 128 + p - t
+                # (kept, from here on: the status's bytes up to p are where they were, and so
+                # are the constant ones that follow, the result and the winner among them)
+                if role:
+                    if not kept:
+                        b[p : p + 8] = _S_RES
+                    p += 8
+                    break
+                t = match.exit_time[seat]
+                if t != -1:
+                    kept = False
+                if not kept:
+                    b[p : p + 8] = _S_XT
+                p = p + 8 if t == -1 else put_int(b, p + 6, t)
+                if seat == 2:
+                    if not kept:
+                        b[p : p + 10] = _S_RES_OBS
+                    p += 10
+                    break
+                if not kept:
+                    b[p] = 125  # '}'
+                    b[p + 1] = 44  # ','
+                p += 2
+                seat = 2
+                i = 10
+            t = _RESULTS[match.result]
+            if kept:
+                p += len(t) + 9
+            else:
+                b[p : p + len(t)] = t
+                p += len(t)
+                b[p : p + 8] = _S_WIN
+                b[p + 8] = 48 + match.winner  # a seat or 0
+                p += 9
+            if role:
+                # The opponent: while in the maze and in the square (the test of visible()).
+                seat = 3 - role
+                here = match.pos[seat]
+                if (
+                    not match.exited[seat]
+                    and lo <= here <= hi
+                    and x0 <= here % w <= x1
+                    and (self._mask is None or self._seen(here))
+                ):
+                    b[p : p + 17] = _S_OPP
+                    p = put_int(b, p + 17, here)
+                    b[p : p + 5] = _S_K
+                    p = put_int(b, p + 5, match.inventory[seat])
+                    b[p] = 125  # '}'
+                    p += 1
+            b[p] = 125
+            p += 1
+            if same and p - st == key[5]:
+                # in place: the state sequence of the observer's other records too
+                n = key[6]
+                if not role:
+                    for i in range(1, n):
+                        put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
+                break
+            key[2] = 0
+            key[5] = p - st  # (the status's bytes)
+            # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
+            # slot order (nothing when there are none).
+            q = p
+            p += 6
+            for slot in range(len(present)):
+                t = cells[slot]
+                if not (lo <= t <= hi and present[slot] and x0 <= t % w <= x1):
+                    continue
+                if self._mask and not self._seen(t):
+                    continue
+                k = match.obj_kind[slot]
+                c = match.obj_owner[slot]
+                v = match.obj_variant[slot]
+                if k > 9 or c > 9 or v > 9:
+                    raise ValueError("value out of range")
+                b[p : p + 7] = _OBJ
+                b[p + 1] = 48 + k
+                b[p + 3] = 48 + c
+                b[p + 5] = 48 + v
+                p += 7
+                if t < 10:
+                    b[p] = 48 + t
+                    p += 1
+                elif t < 100:
+                    b[p] = 48 + t // 10
+                    b[p + 1] = 48 + t % 10
+                    p += 2
+                elif t < 1000:
+                    b[p] = 48 + t // 100
+                    b[p + 1] = 48 + t // 10 % 10
+                    b[p + 2] = 48 + t % 10
+                    p += 3
+                else:
+                    p = put_int(b, p, t)
+                b[p] = 93  # ']'
+                b[p + 1] = 44  # ',' (the last one becomes the member's ']')
+                p += 2
+            if p == q + 6:
+                p = q
+            else:
+                b[q : q + 6] = _OBJS
+                b[p - 1] = 93
+            # The cells, as runs: run r from cell lo + r * w, rlen cells each (a player's rows;
+            # one run for whole rows).
+            rlen = x1 - x0 + 1
+            nruns = y1 - y0 + 1
+            if x0 == 0 and x1 == w - 1:
+                rlen = hi + 1 - lo
+                nruns = 1
+            self._runs[0] = lo
+            self._runs[1] = rlen
+            # The cells: a seat's view in one record, in its store, if it fits (with the
+            # closing brace). Bytes of the cells member in one record: [first,"digits"] and a
+            # comma for each run, the member's opening around them. The digits of the runs'
+            # first cells: one each, and one more for each that is at least 10, 100, 1000
+            # (counted only when 4 each would not fit).
+            if role and b is not self.obs:
+                n = 6 + nruns * (10 + rlen)
+                if p + n >= at + RECORD_MAX:
+                    n = 6 + nruns * (7 + rlen)
+                    t = lo + (nruns - 1) * w
+                    for q in (10, 100, 1000):
+                        if t >= q:
+                            n += nruns if lo >= q else nruns - (q - 1 - lo) // w - 1
                 if p + n < at + RECORD_MAX:
-                    p = self._put_cells(b, p, 0, 0, runs[3], 0)
+                    p = self._put_cells(b, p, 0, 0, nruns, 0)
                     b[p] = 125  # '}'
                     n = p + 1 - at
-                else:
-                    # More than one: in obs (the observer's records there are written again
-                    # next; the seat's members in key describe its store only).
-                    self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
-                    n = self._records(match, role, self._plan(), False)
-                    key[8] = -1
-                    return n
-            else:
-                # Every record of the observer's view again, record 0's head first (the
-                # planner needs its lengths): in obs, or while obs is too small (before it is
-                # made to the view's size), in seat 2's store.
-                if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
-                    key[8] = key[10] = -1
-                    self._head(self._stores[2], self.headroom, match, OBSERVER, 1)
-                    self._keys[2][2] = self._keys[2][8] = key[8] = key[10] = -1
-                    count = self._records(match, OBSERVER, self._plan(), False)
-                else:
-                    self._head(b, _GAP, match, OBSERVER, 1)
-                    count = self._records(match, OBSERVER, self._plan(), True)
-                n = count
-                st = _GAP + self._pre_len + 13
+                    break
+            # More than one record (or the observer's): in obs, each after its gap. Where
+            # record 0's head is not there yet, or obs had to be made anew (to the view's
+            # size), written again in obs (the seat's members in key then describe obs).
+            # The plan: record 0's head (the status and the objects always fit there) and the
+            # cell runs packed greedily into records: record i's cells from cell _c_off[i] of
+            # run _c_run[i], lens[i] bytes; each record after the first has the envelope (up to
+            # "i":, then its digit, `,"n":`, that of n and the closing brace) before its cells.
+            lens = self._obs_lens
+            used = p - at + 1
+            run = off = count = 0
+            while True:
+                if count >= MAX_CHUNKS or used > RECORD_MAX:
+                    raise ValueError("view too large")
+                self._c_run[count] = run
+                self._c_off[count] = off
+                first = True
+                while run < nruns:
+                    # [first,"hex..."] plus the member's opening and closing, or a comma.
+                    over = ndigits(lo + run * w + off) + (12 if first else 6)
+                    room = RECORD_MAX - used - over
+                    if room < 1:
+                        break
+                    first = False
+                    if rlen - off <= room:
+                        used += over + rlen - off
+                        run += 1
+                        off = 0
+                    else:
+                        used += over + room  # the run goes on in the next record
+                        off += room
+                        break
+                lens[count] = used
+                count += 1
+                if run >= nruns:
+                    break
+                used = self._pre_len + 8
+            self._c_run[count] = run
+            self._c_off[count] = off
+            gap = self._gap
+            n = _GAP + _SLACK
+            for i in range(count):
+                n += lens[i] + (gap(lens[i]) if gap else 0)
+            if self.obs is None or len(self.obs) < n:
+                # (let the old buffer go first; room to grow a little; what it showed is gone)
+                self.obs = self._obs_pre = None
+                self.obs = bytearray(n + 32)
+                self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
+                b = None
+            if b is not self.obs:
+                b = self.obs
+                at = _GAP
+                kept = same = False
+                self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
+                continue
+            # Record 0's count, then each record's cells (and after record 0 its envelope:
+            # record 0's up to "i":, i and the count), each record after its gap.
+            self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
+            b[at + self._pre_len + 6] = 48 + count
+            self._obs_at[0] = _GAP
+            for i in range(count):
+                if i:
+                    p += gap(lens[i]) if gap else 0
+                    self._obs_at[i] = p
+                    b[p : p + _PRE_MAX] = self._obs_pre
+                    p += self._pre_len
+                    b[p] = 48 + i
+                    b[p + 1 : p + 6] = _ENV_N
+                    b[p + 6] = 48 + count
+                    p += 7
+                run = self._c_run[i]
+                off = self._c_off[i]
+                run_end = self._c_run[i + 1]
+                off_end = self._c_off[i + 1]
+                if run < run_end or (run == run_end and off < off_end):
+                    p = self._put_cells(b, p, run, off, run_end, off_end)
+                b[p] = 125  # '}'
+                p += 1
+            self.obs_end = p
+            n = count
+            break
+        if role and b is self.obs:
+            # a seat's view of more than one record: the seat's members in key describe obs,
+            # not its store; its next view is written whole (key[2] is 0)
+            key[8] = -1
+        elif not key[2]:
             # What the view just written shows (see self._keys): its status is at st; n: the
             # observer's count, a seat's bytes.
             key[1] = lo * 1024 + hi
             key[2] = 10 ** ndigits(seq)
             key[3] = env
             key[4] = st
-            key[5] = self._st_len
             key[6] = n
-            key[7] = sq[4] if self._mask else -1
+            key[7] = sq[0] if self._mask else -1
             key[0] = self._gen
-        if not role:  # the observer's records, in obs
-            self.out = self.obs
+        if b is self.obs:  # the observer's records, or a seat's of more than one
+            self.out = b
             self.at = self._obs_at
             self.lens = self._obs_lens
             self.count = n
@@ -479,287 +749,30 @@ class Projector:
         for c in range(n):
             out[c] = hexd[cells[c] & 15]
 
-    # ---- record 0's head --------------------------------------------------------------------
-
-    def _head(self, b, at, match, role, count):
-        """Record 0 of role's view at b[at:] up to its cells: the envelope, the status, the
-        objects; returns where the cells go. Notes the lengths the planner needs. Count 0:
-        the envelope and the status (_st_len bytes) are there already, the status at at."""
-        p = at
-        if count:
-            # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":
-            p = put(b, at, _ENV_V)
-            p = put_int(b, p, match.state_seq)
-            b[p : p + 6] = _ENV_R
-            p = put(b, p + 6, _ROLES[role])
-            b[p : p + 8] = _ENV_PH
-            p = put(b, p + 8, _PHASES[match.phase])
-            b[p : p + 6] = _ENV_W
-            p = put_int(b, p + 6, self._w)
-            b[p : p + 5] = _ENV_H
-            p = put_int(b, p + 5, match.height)
-            b[p : p + 5] = _ENV_M
-            p = put_int(b, p + 5, match.meeting_seq)
-            b[p : p + 5] = _ENV_I
-            p += 5
-            self._pre_len = p - at
-            # 0,"n":N,"st":{...}
-            b[p : p + 13] = _ENV_0
-            b[p + 6] = 48 + count
-            p += 13
-            self._st_len = self._status(b, p, match, role) - p
-        q = p + self._st_len
-        # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
-        # slot order (nothing when there are none).
-        lo, hi, x0, x1, _ = self._sq
-        present = match.obj_present
-        cell_of = match.obj_cell
-        w = self._w
-        p = q + 6
-        for slot in range(len(present)):
-            cell = cell_of[slot]
-            if not (lo <= cell <= hi and present[slot] and x0 <= cell % w <= x1):
-                continue
-            if self._mask and not self._seen(cell):
-                continue
-            kind = match.obj_kind[slot]
-            owner = match.obj_owner[slot]
-            variant = match.obj_variant[slot]
-            if kind > 9 or owner > 9 or variant > 9:
-                raise ValueError("value out of range")
-            b[p : p + 7] = _OBJ
-            b[p + 1] = 48 + kind
-            b[p + 3] = 48 + owner
-            b[p + 5] = 48 + variant
-            p = put_int(b, p + 7, cell)
-            b[p] = 93  # ']'
-            b[p + 1] = 44  # ',' (the last one becomes the member's ']')
-            p += 2
-        if p == q + 6:
-            p = q
-        else:
-            b[q : q + 6] = _OBJS
-            b[p - 1] = 93
-        self._objs_len = p - q
-        return p
-
-    def _status(self, b, p, match, role):
-        """role's status object at p; returns its end."""
-        # {seat,"res":"R","win":W(,"opponent":{"p":P,"k":K})}, or for the observer
-        # {"players":[seat 1,"xt":T},seat 2,"xt":T}],"res":"R","win":W}
-        key = self._keys[role]
-        seat = role
-        if not role:
-            b[p : p + 12] = _S_PLAYERS
-            p += 12
-            seat = 1
-        i = 8
-        while True:
-            # The seat's {"p":P,"k":K,"vm":VM,"rad":R,"cp":CP,"xo":XO,"xd":XD at p. K, R, XO
-            # and XD have one digit (in the rules' ranges), poked into the members around
-            # them. key[i]: what the members at p show but the position, key[i + 1]:
-            # (position * 1024 + p) * 128 + their bytes: when they show the same, only a
-            # position that keeps its width is written again.
-            k = match.inventory[seat]
-            v = match.vision[seat]
-            rad = match.rules[1] if v else match.rules[0]  # match.radius()
-            xo = match.exit_open[seat]
-            xd = match.exited[seat]
-            if k > 9 or rad > 9 or xo > 9 or xd > 9:
-                raise ValueError("value out of range")
-            c = match.compass[seat]
-            a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
-            here = match.pos[seat]
-            t = key[i + 1]
-            q = -1
-            if key[i] != a or t >> 7 & 1023 != p:
-                b[p : p + 5] = _S_P
-                q = put_int(b, p + 5, here)
-            elif t >> 17 != here:
-                # the position again, over the old one: done if it kept its width (a comma
-                # follows)
-                q = put_int(b, p + 5, here)
-                if b[q] == 44:
-                    key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
-                    q = -1
-            if q < 0:
-                p += t & 127
-            else:
-                key[i] = a
-                t = p
-                p = q
-                b[p : p + 12] = _S_K_VM
-                b[p + 5] = 48 + k
-                if v < 10:
-                    b[p + 12] = 48 + v
-                    p += 13
-                else:
-                    p = put_int(b, p + 12, v)
-                b[p : p + 14] = _S_RAD_CP
-                b[p + 7] = 48 + rad
-                if c < 10:
-                    b[p + 14] = 48 + c
-                    p += 15
-                else:
-                    p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
-                b[p : p + 14] = _S_XO_XD
-                b[p + 6] = 48 + xo
-                b[p + 13] = 48 + xd
-                p += 14
-                key[i + 1] = (here * 1024 + t) * 128 + p - t
-            if role:
-                b[p : p + 8] = _S_RES
-                p += 8
-                break
-            b[p : p + 8] = _S_XT
-            t = match.exit_time[seat]
-            p = p + 8 if t == -1 else put_int(b, p + 6, t)
-            if seat == 2:
-                b[p : p + 10] = _S_RES_OBS
-                p += 10
-                break
-            b[p] = 125  # '}'
-            b[p + 1] = 44  # ','
-            p += 2
-            seat = 2
-            i = 10
-        t = _RESULTS[match.result]
-        n = len(t)
-        b[p : p + n] = t
-        p += n
-        b[p : p + 8] = _S_WIN
-        b[p + 8] = 48 + match.winner  # a seat or 0
-        p += 9
-        if role:
-            # The opponent: while in the maze and in the square (the test of visible()).
-            lo, hi, x0, x1, _ = self._sq
-            other = 3 - role
-            there = match.pos[other]
-            if (
-                not match.exited[other]
-                and lo <= there <= hi
-                and x0 <= there % self._w <= x1
-                and (self._mask is None or self._seen(there))
-            ):
-                b[p : p + 17] = _S_OPP
-                p = put_int(b, p + 17, there)
-                b[p : p + 5] = _S_K
-                p = put_int(b, p + 5, match.inventory[other])
-                b[p] = 125  # '}'
-                p += 1
-        b[p] = 125
-        return p + 1
-
     def _seen(self, cell):
         # cell (inside the view's square) is in sight in the view's mask
         w = self._w
-        here = self._sq[4]
+        here = self._sq[0]
         return self._mask[
             (cell // w - here // w + _SIGHT_R) * _SIGHT_SIDE + cell % w - here % w + _SIGHT_R
         ]
 
-    # ---- planning and writing ---------------------------------------------------------------
-
-    def _plan(self):
-        """Pack the status, the objects and the cell runs greedily into records (the status
-        and the objects in record 0, where they always fit); returns the count."""
-        first_cell, step, rlen, nruns = self._runs
-        env_len = self._pre_len + 8  # + the digit of i, `,"n":`, that of n, the closing brace
-        run = 0
-        off = 0
-        chunk = 0
-        used = env_len + 6 + self._st_len + self._objs_len
-        while True:
-            if chunk >= MAX_CHUNKS or used > RECORD_MAX:
-                raise ValueError("view too large")
-            self._c_run[chunk] = run
-            self._c_off[chunk] = off
-            first = True
-            while run < nruns:
-                left = rlen - off
-                # [first,"hex..."] plus the member's opening and closing, or a comma.
-                over = ndigits(first_cell + run * step + off) + (12 if first else 6)
-                room = RECORD_MAX - used - over
-                if room < 1:
-                    break
-                first = False
-                if left <= room:
-                    used += over + left
-                    run += 1
-                    off = 0
-                else:
-                    used += over + room  # the run goes on in the next record
-                    off += room
-                    break
-            self._obs_lens[chunk] = used
-            chunk += 1
-            if run >= nruns:
-                break
-            used = env_len
-        self._c_run[chunk] = run
-        self._c_off[chunk] = off
-        return chunk
-
-    def _records(self, match, role, count, head):
-        """Write the planned records into obs, each after its gap (record 0's head is there
-        already if `head`); makes them the current view, returns count."""
-        gap = self._gap
-        at = self._obs_at
-        lens = self._obs_lens
-        self.out = self.obs
-        self.at = at
-        self.lens = lens
-        self.count = count
-        need = _GAP + _SLACK
-        for i in range(count):
-            need += lens[i] + (gap(lens[i]) if gap else 0)
-        if self.obs is None or len(self.obs) < need:
-            # (let the old buffer go first; room to grow a little; what it showed is gone)
-            self.obs = self._obs_pre = None
-            self._keys[0][8] = self._keys[0][10] = -1
-            self.obs = bytearray(need + 32)
-            self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
-            head = False
-        ob = self.obs
-        self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
-        if head:
-            p = _GAP + self._pre_len
-            ob[p + 6] = 48 + count
-            p += 13 + self._st_len + self._objs_len
-        else:
-            p = self._head(ob, _GAP, match, role, count)
-        at[0] = _GAP
-        for i in range(count):
-            if i:
-                p += gap(lens[i]) if gap else 0
-                at[i] = p
-                ob[p : p + _PRE_MAX] = self._obs_pre  # the envelope up to "i":
-                p += self._pre_len
-                ob[p] = 48 + i
-                ob[p + 1 : p + 6] = _ENV_N
-                ob[p + 6] = 48 + count
-                p += 7
-            run = self._c_run[i]
-            off = self._c_off[i]
-            run_end = self._c_run[i + 1]
-            off_end = self._c_off[i + 1]
-            if run < run_end or (run == run_end and off < off_end):
-                p = self._put_cells(ob, p, run, off, run_end, off_end)
-            ob[p] = 125  # '}'
-            p += 1
-        self.obs_end = p
-        self.out = ob
-        return count
+    # ---- the cells ---------------------------------------------------------------------------
 
     def _put_cells(self, b, p, run, off, run_end, off_end):
         """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
         (exclusive); returns the position after its closing bracket."""
-        hexd = self._hex
+        step = self._w
+        s = self._runs[0] + run * step  # where the run starts
+        e = self._runs[0] + run_end * step  # where run run_end starts
+        a = s + off  # the run's first cell
+        rlen = self._runs[1]
         cut = self._cut
-        first, step, rlen, _ = self._runs
+        hexd = self._hex
+        mask = self._mask
+        n = rlen - off  # the first run's cells, if it is not the last
         start = p
         p += 3  # each run opens with `"],[` (the first one's is turned into `,"c":[[`)
-        a = first + run * step + off
         while True:
             # [a,"digits"]: the opening with the digits of a poked in, then the cells'.
             if a < 100:
@@ -782,7 +795,8 @@ class Projector:
                 b[p : p + 10] = _RUN_4
                 put_int(b, p + 4, a)
                 p += 10
-            n = (rlen if run < run_end else off_end) - off
+            if s == e:
+                n = off_end + s - a  # the last run, up to cell off_end
             # The digits of cells a..a+n-1: a slice of the maze's digits would be a new
             # object, so the scratch buffer (the copy of the flags, made again below) takes all
             # of them and drops the cells before a and after the run (a bytearray keeps its
@@ -791,18 +805,18 @@ class Projector:
             cut[a + n :] = b""
             cut[0:a] = b""
             b[p : p + n] = cut
-            if self._mask:
+            if mask:
                 # line of sight: a cell of the square out of sight is sent as 0 (no real cell
                 # has no open side)
                 for c in range(a, a + n):
                     if not self._seen(c):
                         b[p + c - a] = 48
             p += n
-            run += 1
-            if run > run_end or (run == run_end and off_end == 0):
+            s += step
+            if s > e or (s == e and not off_end):
                 break
-            off = 0
-            a = first + run * step
+            a = s
+            n = rlen
         cut[:] = self._cells  # the copy of the flags again
         b[start : start + 7] = _CELLS
         b[p] = 34  # '"'
