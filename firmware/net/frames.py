@@ -113,15 +113,21 @@ def put_header(buf, length, opcode=_OP_TEXT, at=0):
     return 4
 
 
-def frame(payload, opcode=_OP_TEXT):
-    """One complete frame for a str or bytes-like payload: encoded once, sent to many. It is
-    made in one allocation of its own size (a bytearray that nobody writes to afterwards):
-    no header object and no second copy, which a fragmented heap may have no room for."""
+def frame(payload, opcode=_OP_TEXT, data=b""):
+    """One complete frame for a str or bytes-like payload (and data, a str or bytes-like, after
+    it): encoded once, sent to many. It is made in one allocation of its own size (a bytearray
+    that nobody writes to afterwards): no header object and no second copy, which a fragmented
+    heap may have no room for; a long message made as two pieces (payload, data) is not joined
+    into a third."""
     if type(payload) is str:
         payload = payload.encode()  # on MicroPython the str's own bytes, not a copy
-    n = len(payload)
+    if type(data) is str:
+        data = data.encode()
+    n = len(payload) + len(data)
     out = bytearray(n + head_size(n))
-    out[put_header(out, n, opcode) :] = payload
+    n = put_header(out, n, opcode) + len(payload)
+    out[n - len(payload) : n] = payload
+    out[n:] = data
     return out
 
 

@@ -42,6 +42,7 @@ _CLOCK = const(3)
 _FORFEIT = const(4)
 _CHECK = const(5)
 _END = const(6)
+_OP_TEXT = const(1)  # net.frames' text opcode
 
 
 class Journal:
@@ -51,6 +52,7 @@ class Journal:
         self.seed = None  # the current match's seed (16 bytes) ...
         self.series = (0, 0, 0, 0)  # its ruleset and series score (game.matchlog.Header)
         self.digest = None  # ... and its commitment (sha256 of the header's first 32 bytes)
+        self.pre = None  # those 32 bytes (shown after the end: kept, not made again then)
         self.done = False  # the current match has ended: its seed may be shown
         self.path = None  # the log folder; None: nothing on flash (host tests)
         self.number = 0  # the newest log number on flash
@@ -78,19 +80,24 @@ class Journal:
         the header's first 32 bytes, versions, play parameters and seed). Returns the engine's
         seed: 30 bits of it."""
         s = self.seed = os.urandom(16)
-        self.digest = None
+        self.digest = self.pre = None
         self.done = False
         self.used = 0
         return (s[0] & 0x3F) << 24 | s[1] << 16 | s[2] << 8 | s[3]
 
     def head(self, host, seats=False):
         """The current match's header (host's match), packed; its seats too if seats."""
+        # the 208 bytes first, while the heap may still have them in one piece (the Header's
+        # small objects fit in any hole); written whole by every write(): one buffer for both
+        buf = bytearray(208)
         m = host.match
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
         h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed)
         h.series = self.series  # net.match_host sets it with the seed (committed to)
-        if self.digest is None:  # the commitment covers neither itself nor the seats
-            self.digest = sha256(h.write(bytearray(208))[:32]).digest()
+        if self.pre is None:  # the commitment covers neither itself nor the seats
+            self.pre = h.write(buf)[:32]
+        if self.digest is None:
+            self.digest = sha256(self.pre).digest()
         h.digest = self.digest
         if seats:
             h.match_no = host.match_no
@@ -99,17 +106,25 @@ class Journal:
                 h.last_c[s] = seat.last_c
                 h.token_hash[s] = Seat.token_hash(seat.token)
                 h.players[s] = seat.name
-        return h.write(bytearray(208))
+        return h.write(buf)
 
     def fair(self, host):
         """The `fair` message (docs/protocol.md): the match's seed commitment; once it has
         ended, also the committed bytes (pre: versions, play parameters and the seed) and its
-        log number (0: none)."""
-        pre = self.head(host)[:32]
-        text = '{"t":"fair","mn":%d,"commit":"%s"' % (host.match_no, hexlify(self.digest).decode())
+        log number (0: none). The header is made once a match, for the commitment and the
+        committed bytes (not at every join and at the end: a Header and its 208 bytes would be
+        garbage in a heap the room has filled). Returned framed, from two pieces (not joined
+        first: after the end the message is ~180 bytes)."""
+        data = "}"
+        if self.digest is None or self.pre is None:
+            self.head(host)
         if self.done:
-            text += ',"pre":"%s","log":%d' % (hexlify(pre).decode(), self.used)
-        return text + "}"
+            data = ',"pre":"%s","log":%d}' % (hexlify(self.pre).decode(), self.used)
+        return frame(
+            '{"t":"fair","mn":%d,"commit":"%s"' % (host.match_no, hexlify(self.digest).decode()),
+            _OP_TEXT,
+            data,
+        )
 
     # ---- hooks of net.match_host ------------------------------------------------------------
 
@@ -160,7 +175,7 @@ class Journal:
     def attach(self, host, session):
         """After a join: the commitment (and the seed, after the end) to the new session. A
         resumed match goes on once both players are back."""
-        session.post(frame(self.fair(host)))
+        session.post(self.fair(host))
         seats = host.seats
         if host.paused and seats[1].session is not None and seats[2].session is not None:
             host.paused = False

@@ -221,7 +221,10 @@ class MatchHost:
             session.post(self._rules())
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:
-            seat = self._seat_for(intent.token)
+            seat = None
+            for number in (1, 2):  # no early exit: the time does not tell which seat matched
+                if self.seats[number].holds(intent.token):
+                    seat = self.seats[number]
             if seat is None:
                 self._err(session, -1, intents.BAD_TOKEN)
                 return
@@ -259,6 +262,14 @@ class MatchHost:
         self.journal.attach(self, session)  # the commitment (the seed, after the end)
         if self.match.phase == _FINISHED:
             self._end(session)  # then the figures and the maze
+        if (
+            len(self.observers) >= self.max_observers
+            and self.seats[1].token is not None
+            and self.seats[2].token is not None
+        ):
+            # a full room: no join is due (a reconnect makes the frame again), and its room is
+            # the room's (/status, the ready messages, the match's start) once it is written
+            self._rules_frame = self._rules_for = None
         self._room()
         self._maybe_start()
 
@@ -332,13 +343,6 @@ class MatchHost:
     def _refuse_full(self, session):
         self._err(session, -1, intents.ROOM_FULL)
         session.kill(_CLOSE_ROOM_FULL, "room full")
-
-    def _seat_for(self, token):
-        found = None
-        for number in (1, 2):  # no early exit: the time does not tell which seat matched
-            if self.seats[number].holds(token):
-                found = self.seats[number]
-        return found
 
     def _bind(self, session, seat):
         seat.session = session
@@ -484,6 +488,10 @@ class MatchHost:
             gc.collect()  # the maze generation's temporaries
         if m.phase != _WAITING:
             return
+        # the lobby's joins are over: the rules frame's room is the match's (a join during
+        # the match makes it again), first of all (the match log's files and the messages of
+        # the start may take its room)
+        self._rules_frame = self._rules_for = None
         s1.want = False
         s2.want = False
         s1.accepted = 0
@@ -499,9 +507,6 @@ class MatchHost:
         m.start(0)
         self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
-        # the lobby's joins are over: the rules frame's room is the match's (a join during
-        # the match makes it again)
-        self._rules_frame = self._rules_for = None
         self._after(before, True)
         # the commitment, after the countdown's event and views (which then go out together,
         # as without a log) and long before a move can be accepted
@@ -584,18 +589,15 @@ class MatchHost:
             or kind == _EV_EXIT_OPENED
             or kind == _EV_EXITED
         ):
-            # The opponent hears of it only if the player's cell was in its square.
-            return self._seen_by(a, self.match.pos[a])
+            # The seat itself and the observers; the opponent only if the player's cell was
+            # in its square.
+            m = self.match
+            other = 3 - a
+            if not m.exited[other] and self.views.proj.visible(m, other, m.pos[a]):
+                return _TO_OBS | a | other
+            return _TO_OBS | a
         # phase, result; meetings (both players stand on the cell) and the keys they return
         return _TO_ALL
-
-    def _seen_by(self, seat, cell):
-        """The seat itself, the observers, and the other seat if cell lies in its square."""
-        other = 3 - seat
-        mask = _TO_OBS | seat
-        if not self.match.exited[other] and self.views.proj.visible(self.match, other, cell):
-            mask |= other
-        return mask
 
     def _room(self):
         """The public lobby line (names, presence, ready flags) to everyone joined."""

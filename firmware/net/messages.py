@@ -7,11 +7,12 @@ import json
 from game import rules
 from game.compat import const
 from game.rulesets import RULESETS
-from net.frames import put_header
+from net.frames import frame, put_header
 
 # game.rules' numbers, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py)
 _COUNTDOWN = const(1)
+_OP_TEXT = const(1)  # net.frames' text opcode
 _EV_PHASE = const(1)
 _EV_VISION = const(3)
 _EV_KEY_PICKED = const(4)
@@ -133,7 +134,9 @@ def rules_line(entry, nums):
 def room(host):
     """The public lobby line: names, presence and ready flags of both seats (net.seats.Seat),
     the ms left of an away player's grace period, the phase, the observers, the series score, the
-    ruleset's id."""
+    ruleset's id. Returned framed, from two pieces (the whole text first would be a second
+    allocation of the message's size: the room message goes out whenever someone comes, goes or
+    is ready, when the heap is fullest)."""
     parts = ["null", "null"]
     now = host.ticks_ms()
     for number in (1, 2):
@@ -148,19 +151,20 @@ def room(host):
             if seat.session is None:
                 text += ',"left":%d' % max(0, host.grace_ms - host.ticks_diff(now, seat.gone_at))
             parts[number - 1] = text + "}"
-    return (
-        '{"t":"room","mn":%d,"ph":"%s","p":[%s,%s],"obs":%d,"max_obs":%d,"sc":[%d,%d],"rs":"%s"}'
+    # two pieces of under ~120 bytes (a seat's part in each), framed in one allocation
+    return frame(
+        '{"t":"room","mn":%d,"ph":"%s","p":[%s,'
+        % (host.match_no, rules.PHASE_NAMES[host.match.phase], parts[0]),
+        _OP_TEXT,
+        '%s],"obs":%d,"max_obs":%d,"sc":[%d,%d],"rs":"%s"}'
         % (
-            host.match_no,
-            rules.PHASE_NAMES[host.match.phase],
-            parts[0],
             parts[1],
             len(host.observers),
             host.max_observers,
             host.score[1],
             host.score[2],
             host.ruleset[0],
-        )
+        ),
     )
 
 
