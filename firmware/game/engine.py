@@ -339,21 +339,24 @@ class Match:
 
     def digest(self):
         """A 32-bit FNV-1a digest of the whole authoritative game state (not the clock, the
-        queue or the command sequence). Equal digests on both interpreters mean equal matches."""
-        h = 0x811C9DC5
-        for value in (
-            self.width,
-            self.height,
-            self.phase,
-            self.state_seq,
-            self.meeting_seq,
-            self.countdown_end,
-            self.first_out,
-            self.result,
-            self.winner,
-        ):
-            h = _mix(h, value)
-        for buf in (
+        queue or the command sequence). Equal digests on both interpreters mean equal matches.
+        Computed in two 16-bit halves, so every step stays a small int on a 32-bit board (the
+        whole hash would be a heap big integer there: 65 KB of garbage a digest, measured); only
+        the result may be one."""
+        hi = 0x811C  # the FNV offset basis 0x811C9DC5
+        lo = 0x9DC5
+        for values in (
+            (
+                self.width,
+                self.height,
+                self.phase,
+                self.state_seq,
+                self.meeting_seq,
+                self.countdown_end,
+                self.first_out,
+                self.result,
+                self.winner,
+            ),
             self.cells,
             self.obj_kind,
             self.obj_owner,
@@ -365,13 +368,21 @@ class Match:
             self.compass,
             self.exit_open,
             self.exited,
+            self.obj_cell,
+            self.pos,
+            self.ready_at,
+            self.exit_time,
         ):
-            for value in buf:
-                h = _mix(h, value)
-        for values in (self.obj_cell, self.pos, self.ready_at, self.exit_time):
             for value in values:
-                h = _mix(h, value)
-        return h
+                # the four bytes of value as a 32-bit two's complement number, low byte first
+                for _ in range(4):
+                    lo ^= value & 0xFF
+                    value >>= 8
+                    # h * 0x01000193 mod 2 ** 32 = (h << 24) + h * 0x193, in halves
+                    t = lo * 0x193
+                    hi = (hi * 0x193 + (t >> 16) + ((lo & 0xFF) << 8)) & 0xFFFF
+                    lo = t & 0xFFFF
+        return hi * 0x10000 + lo
 
     # ---- rules -------------------------------------------------------------------------
 
@@ -513,13 +524,3 @@ class Match:
         self._emit(_EV_EXITED, player, 1)
         self._finish(_RESULT_DRAW, 0)
         return _OK
-
-
-def _mix(h, value):
-    # FNV-1a over the four bytes of a 32-bit two's complement value.
-    value &= 0xFFFFFFFF
-    for _ in range(4):
-        h ^= value & 0xFF
-        h = (h * 0x01000193) & 0xFFFFFFFF
-        value >>= 8
-    return h

@@ -49,3 +49,50 @@ def test_a_full_queue_refusal_allocates_nothing():
         return m.queue.count
 
     assert heap_locked(fill) == rules.QUEUE_DEPTH
+
+
+def _fnv1a_reference(m):
+    # The digest as documented (docs/engine.md, "Digest and determinism"): 32-bit FNV-1a over the little-endian two's
+    # complement bytes of every field, in this order; whole-number arithmetic.
+    h = 0x811C9DC5
+    fields = [
+        (m.width, m.height, m.phase, m.state_seq, m.meeting_seq, m.countdown_end, m.first_out),
+        (m.result, m.winner),
+    ]
+    fields += [m.cells, m.obj_kind, m.obj_owner, m.obj_variant, m.obj_present, m.inventory]
+    fields += [m.key_carrier, m.vision, m.compass, m.exit_open, m.exited]
+    fields += [m.obj_cell, m.pos, m.ready_at, m.exit_time]
+    for values in fields:
+        for value in values:
+            value &= 0xFFFFFFFF
+            for _ in range(4):
+                h = ((h ^ (value & 0xFF)) * 0x01000193) & 0xFFFFFFFF
+                value >>= 8
+    return h
+
+
+def test_the_digest_is_fnv1a_and_makes_no_big_integers_on_the_way():
+    # The digest works in 16-bit halves: on a 32-bit board a whole 32-bit hash at each step
+    # would be a heap big integer (65,584 bytes of garbage a digest, measured). Only the two
+    # tuples of fields and the result (a big integer there when >= 2 ** 30) may be allocated.
+    m = arena(cooldown_ms=100)
+    m.pos[1] = 3 * m.width + 3
+    m.pos[2] = 3 * m.width + 4
+    m.exit_time[1] = -1  # a negative field: its two's complement bytes
+    _burst(m, 5)
+    assert m.digest() == _fnv1a_reference(m)
+    try:
+        import gc
+
+        gc.mem_alloc  # noqa: B018 - MicroPython only
+    except (ImportError, AttributeError):
+        return  # CPython: the value is what is checked
+    gc.collect()
+    gc.disable()
+    try:
+        before = gc.mem_alloc()
+        m.digest()
+        used = gc.mem_alloc() - before
+    finally:
+        gc.enable()
+    assert used <= 256, used  # the two tuples (and the result) only
