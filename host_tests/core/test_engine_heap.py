@@ -52,8 +52,8 @@ def test_a_full_queue_refusal_allocates_nothing():
 
 
 def _fnv1a_reference(m):
-    # The digest as documented (docs/engine.md, "Digest and determinism"): 32-bit FNV-1a over the little-endian two's
-    # complement bytes of every field, in this order; whole-number arithmetic.
+    # The digest as documented (docs/engine.md, "Digest and determinism"): 32-bit FNV-1a over
+    # the little-endian two's complement bytes of every field, in this order; whole numbers.
     h = 0x811C9DC5
     fields = [
         (m.width, m.height, m.phase, m.state_seq, m.meeting_seq, m.countdown_end, m.first_out),
