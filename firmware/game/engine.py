@@ -447,18 +447,20 @@ class Match:
         if self.vision[player]:
             self.vision[player] -= 1
         # 2. An unconsumed artifact on the destination is consumed: the counter is reset to ten.
-        for slot in range(FIRST_ARTIFACT_SLOT, len(self.obj_kind)):
-            if self.obj_present[slot] and self.obj_cell[slot] == dest:
+        present = self.obj_present
+        cells = self.obj_cell
+        for slot in range(FIRST_ARTIFACT_SLOT, len(present)):
+            if present[slot] and cells[slot] == dest:
                 if self.obj_kind[slot] == _OBJ_VISION:
-                    self.obj_present[slot] = 0
+                    present[slot] = 0
                     self.vision[player] = self.rules[2]
                     self._emit(_EV_VISION, player, slot)
         # 3. An empty hand picks up the lowest-owner-numbered ground key here.
         if not self.inventory[player]:
             for owner in (1, 2):
-                slot = KEY_SLOT[owner]
-                if self.obj_present[slot] and self.obj_cell[slot] == dest:
-                    self.obj_present[slot] = 0
+                slot = owner - 1  # KEY_SLOT[owner]
+                if present[slot] and cells[slot] == dest:
+                    present[slot] = 0
                     self.inventory[player] = owner
                     self.key_carrier[owner] = player
                     self._emit(_EV_KEY_PICKED, player, owner)
@@ -478,13 +480,13 @@ class Match:
                 self._return_key(carried2, 2)
         # 5. The mover's own compass gives a bearing toward the mover's own exit (where the
         # ruleset has compasses: else they are never on the ground).
-        if dest == self.obj_cell[COMPASS_SLOT[player]] and self.rules[4]:
-            hint = bearing(dest, self.obj_cell[EXIT_SLOT[player]], w)
+        if dest == cells[player + 3] and self.rules[4]:  # COMPASS_SLOT[player]
+            hint = bearing(dest, cells[player + 1], w)  # EXIT_SLOT[player]
             self.compass[player] = hint
             self._emit(_EV_COMPASS, player, hint)
         # 6. Entering the own exit with the own key opens it.
         if (
-            dest == self.obj_cell[EXIT_SLOT[player]]
+            dest == cells[player + 1]
             and self.inventory[player] == player
             and not self.exit_open[player]
         ):
