@@ -47,6 +47,7 @@ _OBJ_VISION = const(3)
 _OK = const(0)
 _OUT_OF_ORDER = const(6)
 _PHASE = const(4)
+_QUEUE_DEPTH = const(16)
 _QUEUE_FULL = const(3)
 _MAX_RADIUS = const(9)
 _RESULT_DRAW = const(2)
@@ -235,9 +236,10 @@ class Match:
             return _BAD_COMMAND
         if time_ms < 0 or time_ms > _CLOCK_LIMIT_MS:
             return _BAD_COMMAND
-        if self.queue.full():
+        q = self.queue
+        if q.count == _QUEUE_DEPTH:  # (q.full() inline)
             return _QUEUE_FULL
-        self.queue.push(player, kind, arg, time_ms)
+        q.push(player, kind, arg, time_ms)
         return _OK
 
     def process(self):
@@ -442,7 +444,12 @@ class Match:
         self.ready_at[player] = time_ms + self.cooldown_ms
         self.pos[player] = dest
         self.compass[player] = _NO_BEARING  # a successful move clears the hint (step 5 may re-set)
-        self._emit(_EV_MOVED, player, dest)
+        # (_emit inline: at most the phase's event came before, so there is room)
+        n = self.ev_count
+        self.ev_kind[n] = _EV_MOVED
+        self.ev_a[n] = player
+        self.ev_b[n] = dest
+        self.ev_count = n + 1
         # 1. An existing vision effect loses one move.
         if self.vision[player]:
             self.vision[player] -= 1
