@@ -249,7 +249,9 @@ class Match:
         q = self.queue
         if q.count == 0:
             return _EMPTY
-        i = q.pop()
+        i = q.head  # (q.pop() inline)
+        q.head = (i + 1) % _QUEUE_DEPTH
+        q.count -= 1
         player = q.player[i]
         kind = q.kind[i]
         self.done_seq = q.seq[i]

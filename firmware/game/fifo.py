@@ -18,11 +18,9 @@ class CommandQueue:
         self.count = 0
         self.last_seq = 0  # sequence of the most recently accepted entry
 
-    def full(self):
-        return self.count == QUEUE_DEPTH
-
     def push(self, player, kind, arg, time_ms):
-        """Store one entry (the caller checked full()); returns its command sequence."""
+        """Store one entry (the caller checked that count < QUEUE_DEPTH); returns its command
+        sequence. (Match.process takes the oldest entry inline: head, then head + 1.)"""
         i = (self.head + self.count) % QUEUE_DEPTH
         self.player[i] = player
         self.kind[i] = kind
@@ -32,10 +30,3 @@ class CommandQueue:
         self.seq[i] = self.last_seq
         self.count += 1
         return self.last_seq
-
-    def pop(self):
-        """Drop the oldest entry and return its slot index (valid until the next push)."""
-        i = self.head
-        self.head = (self.head + 1) % QUEUE_DEPTH
-        self.count -= 1
-        return i
