@@ -684,7 +684,10 @@ class Projector:
             # What the view just written shows (see self._keys): its status is at st; n: the
             # observer's count, a seat's bytes.
             key[1] = lo * 1024 + hi
-            key[2] = 10 ** ndigits(seq)
+            t = 10  # 10 ** ndigits(seq), without the call and the power
+            while t <= seq:
+                t *= 10
+            key[2] = t
             key[3] = env
             key[4] = st
             key[6] = n
