@@ -546,8 +546,9 @@ class Projector:
             # slot order (nothing when there are none).
             q = p
             p += 6
-            for slot in range(len(present)):
-                t = cells[slot]
+            slot = -1
+            for t in cells:  # (faster than indexing cells in a range loop)
+                slot += 1
                 if not (lo <= t <= hi and present[slot] and x0 <= t % w <= x1):
                     continue
                 if self._mask and not self._seen(t):
