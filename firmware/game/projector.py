@@ -285,11 +285,12 @@ class Projector:
     def begin(self, match, role):
         """Write every record of role's view of match; returns the record count."""
         if role != OBSERVER and role != 1 and role != 2:
+            # (MicroPython numbers a function's locals in the order they first appear in the
+            # source and reads and writes the first 16, the arguments among them, with shorter
+            # and faster bytecodes: these are the ones the status, the objects and the envelope
+            # use most; named here, where it costs nothing on the way through)
+            b = p = t = q = key = seat = here = i = k = v = c = a = 0
             raise ValueError("role must be 1, 2 or OBSERVER")
-        # (MicroPython numbers a function's locals in the order they first appear and reads and
-        # writes the first 16, the arguments among them, with shorter and faster bytecodes:
-        # these are the ones the status, the objects and the envelope use most)
-        b = p = t = q = key = seat = here = i = k = v = c = a = 0
         self._cells = match.cells
         if self._cut != self._cells:
             self._load_maze(self._cells)
