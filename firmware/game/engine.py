@@ -237,9 +237,17 @@ class Match:
         if time_ms < 0 or time_ms > _CLOCK_LIMIT_MS:
             return _BAD_COMMAND
         q = self.queue
-        if q.count == _QUEUE_DEPTH:  # (q.full() inline)
+        if q.count == _QUEUE_DEPTH:  # (full)
             return _QUEUE_FULL
-        q.push(player, kind, arg, time_ms)
+        # the entry after the last one (the queue's push, inline: no call)
+        i = (q.head + q.count) % _QUEUE_DEPTH
+        q.player[i] = player
+        q.kind[i] = kind
+        q.arg[i] = arg
+        q.time[i] = time_ms
+        q.last_seq += 1
+        q.seq[i] = q.last_seq
+        q.count += 1
         return _OK
 
     def process(self):

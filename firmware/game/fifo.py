@@ -1,6 +1,7 @@
 # The command FIFO: a preallocated ring of QUEUE_DEPTH entries. The command sequence is
 # assigned when an entry is accepted and only ever grows; a full ring refuses (QUEUE_FULL)
-# instead of overwriting. Nothing here allocates after construction.
+# instead of overwriting. Nothing here allocates after construction. Match.enqueue and
+# Match.process add and take the entries inline (head: the oldest, count of them).
 from game.rules import QUEUE_DEPTH
 
 
@@ -17,16 +18,3 @@ class CommandQueue:
         self.head = 0  # index of the oldest entry
         self.count = 0
         self.last_seq = 0  # sequence of the most recently accepted entry
-
-    def push(self, player, kind, arg, time_ms):
-        """Store one entry (the caller checked that count < QUEUE_DEPTH); returns its command
-        sequence. (Match.process takes the oldest entry inline: head, then head + 1.)"""
-        i = (self.head + self.count) % QUEUE_DEPTH
-        self.player[i] = player
-        self.kind[i] = kind
-        self.arg[i] = arg
-        self.time[i] = time_ms
-        self.last_seq += 1
-        self.seq[i] = self.last_seq
-        self.count += 1
-        return self.last_seq
