@@ -434,24 +434,9 @@ class Projector:
                     b[p : p + 5] = _S_P
                     q = put_int(b, p + 5, here)
                 elif t >> 17 != here:
-                    # the position again, over the old one (put_int inline up to 3 digits):
-                    # done if it kept its width (a comma follows)
-                    q = p + 5
-                    if here < 100:
-                        if here < 10:
-                            b[q] = 48 + here
-                            q += 1
-                        else:
-                            b[q] = 48 + here // 10
-                            b[q + 1] = 48 + here % 10
-                            q += 2
-                    elif here < 1000:
-                        b[q] = 48 + here // 100
-                        b[q + 1] = 48 + here // 10 % 10
-                        b[q + 2] = 48 + here % 10
-                        q += 3
-                    else:
-                        q = put_int(b, q, here)
+                    # the position again, over the old one: done if it kept its width (a
+                    # comma follows)
+                    q = put_int(b, p + 5, here)
                     if b[q] == 44:
                         key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
                         q = -1
