@@ -47,6 +47,7 @@ _OBJ_VISION = const(3)
 _OK = const(0)
 _OUT_OF_ORDER = const(6)
 _PHASE = const(4)
+_QUEUE_DEPTH = const(16)
 _QUEUE_FULL = const(3)
 _MAX_RADIUS = const(9)
 _RESULT_DRAW = const(2)
@@ -235,9 +236,18 @@ class Match:
             return _BAD_COMMAND
         if time_ms < 0 or time_ms > _CLOCK_LIMIT_MS:
             return _BAD_COMMAND
-        if self.queue.full():
+        q = self.queue
+        if q.count == _QUEUE_DEPTH:  # (full)
             return _QUEUE_FULL
-        self.queue.push(player, kind, arg, time_ms)
+        # the entry after the last one (the queue's push, inline: no call)
+        i = (q.head + q.count) % _QUEUE_DEPTH
+        q.player[i] = player
+        q.kind[i] = kind
+        q.arg[i] = arg
+        q.time[i] = time_ms
+        q.last_seq += 1
+        q.seq[i] = q.last_seq
+        q.count += 1
         return _OK
 
     def process(self):
@@ -247,7 +257,9 @@ class Match:
         q = self.queue
         if q.count == 0:
             return _EMPTY
-        i = q.pop()
+        i = q.head  # (q.pop() inline)
+        q.head = (i + 1) % _QUEUE_DEPTH
+        q.count -= 1
         player = q.player[i]
         kind = q.kind[i]
         self.done_seq = q.seq[i]
@@ -267,7 +279,77 @@ class Match:
             return _EXITED
         if kind == _CMD_DROP:
             return self._drop(player)
-        return self._move(player, q.arg[i], time_ms)
+        # The move (the only caller of what was _move: its frame, larger than 11 words, came
+        # from the heap on every call).
+        direction = q.arg[i]
+        w = self.width
+        here = self.pos[player]
+        if not self.cells[here] & DIR_BITS[direction]:
+            return self._outward(player, direction, time_ms)
+        if time_ms < self.ready_at[player]:
+            return _COOLDOWN
+        # the cell on the open side (inside the map): N, E, S, W are -w, +1, +w, -1
+        dest = here + (w if direction == 2 else -w if direction == 0 else 2 - direction)
+        self.state_seq += 1
+        self.ready_at[player] = time_ms + self.cooldown_ms
+        self.pos[player] = dest
+        self.compass[player] = _NO_BEARING  # a successful move clears the hint (step 5 may re-set)
+        # (_emit inline: at most the phase's event came before, so there is room)
+        n = self.ev_count
+        self.ev_kind[n] = _EV_MOVED
+        self.ev_a[n] = player
+        self.ev_b[n] = dest
+        self.ev_count = n + 1
+        # 1. An existing vision effect loses one move.
+        if self.vision[player]:
+            self.vision[player] -= 1
+        # 2. An unconsumed artifact on the destination is consumed: the counter is reset to ten.
+        present = self.obj_present
+        cells = self.obj_cell
+        for slot in range(FIRST_ARTIFACT_SLOT, len(present)):
+            if present[slot] and cells[slot] == dest:
+                if self.obj_kind[slot] == _OBJ_VISION:
+                    present[slot] = 0
+                    self.vision[player] = self.rules[2]
+                    self._emit(_EV_VISION, player, slot)
+        # 3. An empty hand picks up the lowest-owner-numbered ground key here.
+        if not self.inventory[player]:
+            for owner in (1, 2):
+                slot = owner - 1  # KEY_SLOT[owner]
+                if present[slot] and cells[slot] == dest:
+                    present[slot] = 0
+                    self.inventory[player] = owner
+                    self.key_carrier[owner] = player
+                    self._emit(_EV_KEY_PICKED, player, owner)
+                    break
+        # 4. Ending on the other player's cell is a meeting: every carried key goes home.
+        other = 3 - player
+        if not self.exited[other] and self.pos[other] == dest:
+            self.meeting_seq += 1
+            self._emit(_EV_MEETING, player, self.meeting_seq)
+            carried1 = self.inventory[1]
+            carried2 = self.inventory[2]
+            self.inventory[1] = 0
+            self.inventory[2] = 0
+            if carried1:
+                self._return_key(carried1, 1)
+            if carried2:
+                self._return_key(carried2, 2)
+        # 5. The mover's own compass gives a bearing toward the mover's own exit (where the
+        # ruleset has compasses: else they are never on the ground).
+        if dest == cells[player + 3] and self.rules[4]:  # COMPASS_SLOT[player]
+            hint = bearing(dest, cells[player + 1], w)  # EXIT_SLOT[player]
+            self.compass[player] = hint
+            self._emit(_EV_COMPASS, player, hint)
+        # 6. Entering the own exit with the own key opens it.
+        if (
+            dest == cells[player + 1]
+            and self.inventory[player] == player
+            and not self.exit_open[player]
+        ):
+            self.exit_open[player] = 1
+            self._emit(_EV_EXIT_OPENED, player, 0)
+        return _OK
 
     def advance(self, time_ms):
         """Move the authoritative clock forward: ends the countdown and finalises a finish
@@ -427,69 +509,6 @@ class Match:
         self.obj_present[slot] = 1
         self.state_seq += 1
         self._emit(_EV_KEY_DROPPED, player, owner)
-        return _OK
-
-    def _move(self, player, direction, time_ms):
-        w = self.width
-        here = self.pos[player]
-        if not self.cells[here] & DIR_BITS[direction]:
-            return self._outward(player, direction, time_ms)
-        if time_ms < self.ready_at[player]:
-            return _COOLDOWN
-        # the cell on the open side (inside the map): N, E, S, W are -w, +1, +w, -1
-        dest = here + (w if direction == 2 else -w if direction == 0 else 2 - direction)
-        self.state_seq += 1
-        self.ready_at[player] = time_ms + self.cooldown_ms
-        self.pos[player] = dest
-        self.compass[player] = _NO_BEARING  # a successful move clears the hint (step 5 may re-set)
-        self._emit(_EV_MOVED, player, dest)
-        # 1. An existing vision effect loses one move.
-        if self.vision[player]:
-            self.vision[player] -= 1
-        # 2. An unconsumed artifact on the destination is consumed: the counter is reset to ten.
-        for slot in range(FIRST_ARTIFACT_SLOT, len(self.obj_kind)):
-            if self.obj_present[slot] and self.obj_cell[slot] == dest:
-                if self.obj_kind[slot] == _OBJ_VISION:
-                    self.obj_present[slot] = 0
-                    self.vision[player] = self.rules[2]
-                    self._emit(_EV_VISION, player, slot)
-        # 3. An empty hand picks up the lowest-owner-numbered ground key here.
-        if not self.inventory[player]:
-            for owner in (1, 2):
-                slot = KEY_SLOT[owner]
-                if self.obj_present[slot] and self.obj_cell[slot] == dest:
-                    self.obj_present[slot] = 0
-                    self.inventory[player] = owner
-                    self.key_carrier[owner] = player
-                    self._emit(_EV_KEY_PICKED, player, owner)
-                    break
-        # 4. Ending on the other player's cell is a meeting: every carried key goes home.
-        other = 3 - player
-        if not self.exited[other] and self.pos[other] == dest:
-            self.meeting_seq += 1
-            self._emit(_EV_MEETING, player, self.meeting_seq)
-            carried1 = self.inventory[1]
-            carried2 = self.inventory[2]
-            self.inventory[1] = 0
-            self.inventory[2] = 0
-            if carried1:
-                self._return_key(carried1, 1)
-            if carried2:
-                self._return_key(carried2, 2)
-        # 5. The mover's own compass gives a bearing toward the mover's own exit (where the
-        # ruleset has compasses: else they are never on the ground).
-        if dest == self.obj_cell[COMPASS_SLOT[player]] and self.rules[4]:
-            hint = bearing(dest, self.obj_cell[EXIT_SLOT[player]], w)
-            self.compass[player] = hint
-            self._emit(_EV_COMPASS, player, hint)
-        # 6. Entering the own exit with the own key opens it.
-        if (
-            dest == self.obj_cell[EXIT_SLOT[player]]
-            and self.inventory[player] == player
-            and not self.exit_open[player]
-        ):
-            self.exit_open[player] = 1
-            self._emit(_EV_EXIT_OPENED, player, 0)
         return _OK
 
     def _return_key(self, owner, had_it):

@@ -1,6 +1,7 @@
 # The command FIFO: a preallocated ring of QUEUE_DEPTH entries. The command sequence is
 # assigned when an entry is accepted and only ever grows; a full ring refuses (QUEUE_FULL)
-# instead of overwriting. Nothing here allocates after construction.
+# instead of overwriting. Nothing here allocates after construction. Match.enqueue and
+# Match.process add and take the entries inline (head: the oldest, count of them).
 from game.rules import QUEUE_DEPTH
 
 
@@ -17,25 +18,3 @@ class CommandQueue:
         self.head = 0  # index of the oldest entry
         self.count = 0
         self.last_seq = 0  # sequence of the most recently accepted entry
-
-    def full(self):
-        return self.count == QUEUE_DEPTH
-
-    def push(self, player, kind, arg, time_ms):
-        """Store one entry (the caller checked full()); returns its command sequence."""
-        i = (self.head + self.count) % QUEUE_DEPTH
-        self.player[i] = player
-        self.kind[i] = kind
-        self.arg[i] = arg
-        self.time[i] = time_ms
-        self.last_seq += 1
-        self.seq[i] = self.last_seq
-        self.count += 1
-        return self.last_seq
-
-    def pop(self):
-        """Drop the oldest entry and return its slot index (valid until the next push)."""
-        i = self.head
-        self.head = (self.head + 1) % QUEUE_DEPTH
-        self.count -= 1
-        return i

@@ -285,11 +285,12 @@ class Projector:
     def begin(self, match, role):
         """Write every record of role's view of match; returns the record count."""
         if role != OBSERVER and role != 1 and role != 2:
+            # (MicroPython numbers a function's locals in the order they first appear in the
+            # source and reads and writes the first 16, the arguments among them, with shorter
+            # and faster bytecodes: these are the ones the status, the objects and the envelope
+            # use most; named here, where it costs nothing on the way through)
+            b = p = t = q = key = seat = here = i = k = v = c = a = 0
             raise ValueError("role must be 1, 2 or OBSERVER")
-        # (MicroPython numbers a function's locals in the order they first appear and reads and
-        # writes the first 16, the arguments among them, with shorter and faster bytecodes:
-        # these are the ones the status, the objects and the envelope use most)
-        b = p = t = q = key = seat = here = i = k = v = c = a = 0
         self._cells = match.cells
         if self._cut != self._cells:
             self._load_maze(self._cells)
@@ -315,13 +316,13 @@ class Projector:
             self._gen = (self._gen + 1) & 0xFFFF
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
-        self._mask = None
+        mask = self._mask = None
         sq = self._sq
         if role:
             here = sq[0] = match.pos[role]
             r = match.rules[1] if match.vision[role] else match.rules[0]  # match.radius()
             if match.rules[5] and not match.vision[role]:
-                self._mask = self._sight(match, role, here, r)
+                mask = self._mask = self._sight(match, role, here, r)
             hx = here % w
             hy = here // w
             x0 = hx - r if hx > r else 0
@@ -343,7 +344,7 @@ class Projector:
         seq = match.state_seq
         env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
         kept = key[2] > seq and seq * 10 >= key[2] and key[3] == env
-        same = kept and key[1] == lo * 1024 + hi and key[7] == (sq[0] if self._mask else -1)
+        same = kept and key[1] == lo * 1024 + hi and key[7] == (sq[0] if mask else -1)
         if same and key[0] != self._gen:
             # The objects changed: a seat's record that showed the generation before is still
             # the same if the one object that changed left and reached cells outside its square.
@@ -508,7 +509,7 @@ class Projector:
                     not match.exited[seat]
                     and lo <= here <= hi
                     and x0 <= here % w <= x1
-                    and (self._mask is None or self._seen(here))
+                    and (mask is None or self._seen(here))
                 ):
                     b[p : p + 17] = _S_OPP
                     p = put_int(b, p + 17, here)
@@ -531,11 +532,12 @@ class Projector:
             # slot order (nothing when there are none).
             q = p
             p += 6
-            for slot in range(len(present)):
-                t = cells[slot]
+            slot = -1
+            for t in cells:  # (faster than indexing cells in a range loop)
+                slot += 1
                 if not (lo <= t <= hi and present[slot] and x0 <= t % w <= x1):
                     continue
-                if self._mask and not self._seen(t):
+                if mask and not self._seen(t):
                     continue
                 k = match.obj_kind[slot]
                 c = match.obj_owner[slot]
@@ -684,11 +686,14 @@ class Projector:
             # What the view just written shows (see self._keys): its status is at st; n: the
             # observer's count, a seat's bytes.
             key[1] = lo * 1024 + hi
-            key[2] = 10 ** ndigits(seq)
+            t = 10  # 10 ** ndigits(seq), without the call and the power
+            while t <= seq:
+                t *= 10
+            key[2] = t
             key[3] = env
             key[4] = st
             key[6] = n
-            key[7] = sq[0] if self._mask else -1
+            key[7] = sq[0] if mask else -1
             key[0] = self._gen
         if b is self.obs:  # the observer's records, or a seat's of more than one
             self.out = b
