@@ -125,8 +125,9 @@ def frame(payload, opcode=_OP_TEXT, data=b""):
         data = data.encode()
     n = len(payload) + len(data)
     out = bytearray(n + head_size(n))
-    n = put_header(out, n, opcode) + len(payload)
-    out[n - len(payload) : n] = payload
+    at = put_header(out, n, opcode)
+    n = at + len(payload)
+    out[at:n] = payload
     out[n:] = data
     return out
 
