@@ -1,7 +1,8 @@
 # The board/host differences of net/ in one place: the wrapping millisecond tick clock,
-# sleeping and waiting in milliseconds, printing a traceback, and the heap figures for log
-# lines. On the board (and the unix port) these are MicroPython's own; on CPython (host tests)
-# the stand-ins below behave the same way. Nothing else in net/ checks which interpreter runs.
+# sleeping and waiting in milliseconds, printing a traceback (and logging a failure, even on a
+# full heap), and the heap figures for log lines. On the board (and the unix port) these are
+# MicroPython's own; on CPython (host tests) the stand-ins below behave the same way. Nothing
+# else in net/ checks which interpreter runs.
 import asyncio
 import gc
 
@@ -42,6 +43,18 @@ else:  # CPython
         return await asyncio.wait_for(awaitable, ms / 1000)
 
 
+def log_failure(log, what, exc, trace=True):
+    """Log 'what: exc' (and exc's traceback if trace), or nothing when the heap has no room
+    for the line: a handler that logs a failure must still go on to its recovery (close that
+    connection, write the other sessions, the next tick) on a full heap."""
+    try:
+        log("%s: %r" % (what, exc))
+        if trace:
+            print_exception(exc)
+    except MemoryError:
+        pass
+
+
 def heap_note():
     """' (heap used N, free N)' after a collection, for log lines; '' on CPython."""
     gc.collect()
@@ -67,6 +80,7 @@ __all__ = [
     "const",
     "heap_note",
     "heap_report",
+    "log_failure",
     "print_exception",
     "sleep_ms",
     "ticks_diff",

@@ -20,7 +20,15 @@ from microdot.websocket import WebSocket
 
 from game.compat import const
 from net import intents
-from net.compat import heap_note, print_exception, sleep_ms, ticks_diff, ticks_ms, wait_for_ms
+from net.compat import (
+    heap_note,
+    log_failure,
+    print_exception,
+    sleep_ms,
+    ticks_diff,
+    ticks_ms,
+    wait_for_ms,
+)
 from net.frames import (
     MAX_MESSAGE,
     close_code_valid,
@@ -205,8 +213,7 @@ class Session:
                     try:
                         host.handle(self, intents.parse(data))
                     except Exception as exc:
-                        gw.log("game: message failed: %r" % (exc,))
-                        print_exception(exc)
+                        log_failure(gw.log, "game: message failed", exc)
                         self._refuse(intents.INTERNAL, _CLOSE_INTERNAL, "internal error")
                         break
                     gw.write_dirty()  # the reply and the views it caused leave now
@@ -217,8 +224,7 @@ class Session:
         except (OSError, EOFError):
             pass  # the peer went away (reset, or closed without a close frame)
         except Exception as exc:
-            gw.log("game: session failed: %r" % (exc,))
-            print_exception(exc)
+            log_failure(gw.log, "game: session failed", exc)
             self.kill(_CLOSE_INTERNAL, "internal error")
         self.task = None
         if not self.closing:
@@ -403,10 +409,7 @@ class Gateway:
             except Exception as exc:  # noqa: BLE001 - this session only
                 session.done = True
                 session.kill(_CLOSE_INTERNAL, "internal error")
-                try:
-                    self.log("game: writer failed: %r" % (exc,))
-                except MemoryError:
-                    pass  # no heap for the line: the others are written all the same
+                log_failure(self.log, "game: writer failed", exc, False)
 
     def check_idle(self):
         """Close what holds a place for nothing: silent clients, frames left unfinished,
@@ -439,11 +442,7 @@ class Gateway:
                 self.host.tick()
                 self.check_idle()
             except Exception as exc:
-                try:
-                    self.log("game: tick failed: %r" % (exc,))
-                    print_exception(exc)
-                except MemoryError:
-                    pass  # no heap for the line: the timer goes on all the same
+                log_failure(self.log, "game: tick failed", exc)
 
     def status(self):
         return self.host.status()

@@ -20,7 +20,7 @@ import socket
 from microdot import Request, Response
 
 from game.compat import const
-from net.compat import print_exception, sleep_ms, ticks_ms, wait_for_ms
+from net.compat import log_failure, sleep_ms, ticks_ms, wait_for_ms
 from net.limits import SourceLimit, source_of
 
 _REQUEST_MS = const(5000)  # the request line and headers must arrive within this long
@@ -91,10 +91,7 @@ class Server:
                     client.close()
                 client = addr = None
                 gc.collect()
-                try:
-                    self.log("http: connection dropped: %r" % (exc,))
-                except MemoryError:
-                    pass
+                log_failure(self.log, "http: connection dropped", exc, False)
                 exc = None
                 yield from sleep_ms(_RETRY_MS)
 
@@ -149,8 +146,7 @@ class Server:
             pass  # the peer went away
         except Exception as exc:  # noqa: BLE001 - one connection failed, the board goes on
             if type(exc) is not asyncio.TimeoutError:
-                self.log("http: %r" % (exc,))
-                print_exception(exc)
+                log_failure(self.log, "http", exc)
         finally:
             self.open -= 1
             self._parsed()
