@@ -5,10 +5,23 @@
 # heap as the baseline, in the same run.
 #
 #   python tools/latency_bench.py [--samples 200 | --quick] [--heap 96wK] [--preset classic]
+#                                 [--cpus apart|shared] [--clients shared|split]
 #                                 [--json] [--out FILE]
 #
 # --json prints the figures as one JSON line at the end of stdout (tools/bench.py reads it);
 # --out writes them to FILE; --quick takes 50 samples.
+#
+# How it measures (docs/performance.md, "Latency"): the echo's round trips are taken between
+# the moves, half-way through each pause, so both see the same load of the machine. With
+# --cpus apart (the default) the two servers run on the first CPU and every client on the
+# others: a phone has a CPU of its own, and on Linux a client woken by the server's write
+# would otherwise often run on the server's CPU in its place, before the server writes to the
+# next client (measured: the firmware's six writes of a move took 2-3x as long). --cpus shared
+# is the method before, and what a machine with one CPU (or no sched_setaffinity) gets.
+# --clients split (not the default) runs the other player and every observer in a process of
+# its own (this script with --client), each noting when a view is complete on CLOCK_MONOTONIC
+# (time.perf_counter, one clock for every process); it is fair only on a machine with a free
+# core per client (on 2 cores it is slower than one process reading all six sockets).
 #
 # Figures printed:
 # - heap in use (after gc.collect, from the board's log): with nobody connected, with 2 players
@@ -46,6 +59,7 @@ from hostenv import (
 from ws_game_client import WsGameClient
 
 OBSERVERS = int(os.environ.get("BENCH_OBSERVERS", "4"))
+ECHO_BYTES = 32  # the echo's message: about a move intent's size (42 bytes with its JSON)
 
 ECHO_SERVER = """
 import sys
@@ -88,6 +102,15 @@ def percentile(values, p):
     ordered = sorted(values)
     k = max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))
     return round(ordered[k], 3)
+
+
+def spread(values):
+    """p50 and p99 (the goals), and p90: on a busy machine a few slow turns make the p99."""
+    return {
+        "p50": percentile(values, 50),
+        "p90": percentile(values, 90),
+        "p99": percentile(values, 99),
+    }
 
 
 class Peer(WsGameClient):
@@ -154,14 +177,96 @@ async def reply(peer, c):
     return peer.replies[c]
 
 
-async def measure_game(url, samples, cooldown_ms):
+class Viewer(Peer):
+    """A client of its own process (--client): notes when each view is first complete."""
+
+    def __init__(self, url):
+        super().__init__(url)
+        self.times = {}  # view sequence s -> time.perf_counter() when it was complete
+
+    def view_complete(self, parts):
+        super().view_complete(parts)
+        self.times.setdefault(self.view_s, self.view_at)
+
+
+async def client_main(url, role, name):
+    """--client: join, say "joined"; on "ready" send ready (a player), on "done" print the view
+    times as JSON and leave. Commands come on stdin, one a line."""
+    peer = await Viewer(url).connect()
+    await peer.join(role, name=name)
+    loop = asyncio.get_running_loop()
+    commands = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(commands), sys.stdin)
+    print("joined", flush=True)
+    while True:
+        line = (await commands.readline()).strip()
+        if line == b"ready":
+            await peer.ws.send('{"t":"ready","c":1}')
+        elif line in (b"done", b""):
+            break
+    print(json.dumps({"times": peer.times, "bytes": peer.view_bytes}), flush=True)
+    await peer.close()
+
+
+class Remote:
+    """A client in a process of its own (this script with --client), driven through its pipes."""
+
+    @classmethod
+    async def start(cls, url, role, name=None):
+        self = cls()
+        args = [sys.executable, __file__, "--client", role, "--url", url]
+        if name:
+            args += ["--name", name]
+        self.proc = await asyncio.create_subprocess_exec(
+            *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        line = await asyncio.wait_for(self.proc.stdout.readline(), 20)
+        if line.strip() != b"joined":
+            raise RuntimeError("client %s did not join: %r" % (role, line))
+        return self
+
+    async def ready(self):
+        self.proc.stdin.write(b"ready\n")
+        await self.proc.stdin.drain()
+
+    async def finish(self):
+        """The times of its complete views, {s: time.perf_counter()}, and its last view's
+        bytes."""
+        self.proc.stdin.write(b"done\n")
+        await self.proc.stdin.drain()
+        line = await asyncio.wait_for(self.proc.stdout.readline(), 20)
+        await asyncio.wait_for(self.proc.wait(), 20)
+        got = json.loads(line)
+        return {int(s): t for s, t in got["times"].items()}, got["bytes"]
+
+
+def first_at_or_after(times, s):
+    """When the first complete view of sequence s or later arrived (None: none did)."""
+    later = [t for k, t in times.items() if k >= s]
+    return min(later) if later else None
+
+
+async def measure(url, echo_url, samples, cooldown_ms, split):
     p1 = await connect(url, "play", "bench1")
-    p2 = await connect(url, "play", "bench2")
-    observers = [await connect(url, "watch") for _ in range(OBSERVERS)]
+    if split:
+        p2 = await Remote.start(url, "play", "bench2")
+        observers = [await Remote.start(url, "watch") for _ in range(OBSERVERS)]
+    else:
+        p2 = await connect(url, "play", "bench2")
+        observers = [await connect(url, "watch") for _ in range(OBSERVERS)]
     await asyncio.sleep(0.3)  # the last join's heap line reaches the log
-    for c, peer in ((1, p1), (1, p2)):
-        await peer.ws.send('{"t":"ready","c":%d}' % c)
+    await p1.ws.send('{"t":"ready","c":1}')
+    if split:
+        await p2.ready()
+    else:
+        await p2.ws.send('{"t":"ready","c":1}')
     await asyncio.wait_for(p1.active.wait(), 10)
+    echo = await websockets.connect(echo_url, ping_interval=None)
+    text = json.dumps({"t": "move", "c": 1, "d": "N", "pad": ""})
+    text = text[:-2] + "x" * max(0, ECHO_BYTES - len(text)) + '"}'
+    for _ in range(5):
+        await echo.send(text)
+        await echo.recv()
     await asyncio.sleep(0.1)
     c = 1
     direction = None
@@ -174,12 +279,21 @@ async def measure_game(url, samples, cooldown_ms):
         await asyncio.sleep(cooldown_ms / 1000 + 0.02)
     assert direction is not None, "no open side"
     back = "NESW"[("NESW".index(direction) + 2) % 4]
+    pause = cooldown_ms / 1000 + 0.02
     to_ack = []
     to_player = []
     to_observers = []
+    echo_times = []
+    moves = []  # (sent, view sequence after the move): the split observers' times come last
     view_bytes = 0
     for k in range(samples):
-        await asyncio.sleep(cooldown_ms / 1000 + 0.02)
+        # The echo's round trip half-way through the pause: idle before it as long as a move.
+        await asyncio.sleep(pause / 2)
+        sent = time.perf_counter()
+        await echo.send(text)
+        await echo.recv()
+        echo_times.append((time.perf_counter() - sent) * 1000)
+        await asyncio.sleep(pause / 2)
         c += 1
         d = back if k % 2 == 0 else direction
         before = p1.view_s
@@ -188,33 +302,33 @@ async def measure_game(url, samples, cooldown_ms):
         answer = await reply(p1, c)
         assert answer["t"] == "ack", answer
         await p1.until(lambda b=before: p1.view_s != b)
-        for o in observers:
-            await o.until(lambda o=o, b=before: o.view_s != b)
         to_ack.append((p1.reply_at[c] - sent) * 1000)
         to_player.append((p1.view_at - sent) * 1000)
-        to_observers.append((max([o.view_at for o in observers] or [p1.view_at]) - sent) * 1000)
         view_bytes = p1.view_bytes
-    obs_bytes = observers[0].view_bytes if observers else 0
-    for peer in [p1, p2, *observers]:
-        await peer.close()
-    return to_ack, to_player, to_observers, view_bytes, obs_bytes
-
-
-async def measure_echo(url, samples, size, pause_s):
-    text = json.dumps({"t": "move", "c": 1, "d": "N", "pad": ""})
-    text = text[:-2] + "x" * max(0, size - len(text)) + '"}'
-    times = []
-    async with websockets.connect(url, ping_interval=None) as ws:
-        for _ in range(5):
-            await ws.send(text)
-            await ws.recv()
-        for _ in range(samples):
-            await asyncio.sleep(pause_s)  # the same pacing as the moves (idle wake-ups count)
-            sent = time.perf_counter()
-            await ws.send(text)
-            await ws.recv()
-            times.append((time.perf_counter() - sent) * 1000)
-    return times, len(text)
+        if split:
+            moves.append((sent, p1.view_s))
+            continue
+        for o in observers:
+            await o.until(lambda o=o, b=before: o.view_s != b)
+        to_observers.append((max([o.view_at for o in observers] or [p1.view_at]) - sent) * 1000)
+    await echo.close()
+    obs_bytes = 0
+    if split:
+        await p2.finish()
+        times = []
+        for o in observers:
+            got, obs_bytes = await o.finish()
+            times.append(got)
+        for sent, s in moves:
+            got = [first_at_or_after(t, s) for t in times]
+            assert None not in got, "an observer never had view %d" % s
+            to_observers.append((max(got or [sent]) - sent) * 1000)
+    else:
+        obs_bytes = observers[0].view_bytes if observers else 0
+        for peer in [p2, *observers]:
+            await peer.close()
+    await p1.close()
+    return to_ack, to_player, to_observers, echo_times, view_bytes, obs_bytes, len(text)
 
 
 def main(argv=None):
@@ -223,9 +337,32 @@ def main(argv=None):
     parser.add_argument("--heap", default=os.environ.get("MAZE_HEAP", GATEWAY_HEAP))
     parser.add_argument("--preset", default="classic")
     parser.add_argument("--quick", action="store_true", help="50 samples")
+    parser.add_argument(
+        "--clients",
+        choices=("split", "shared"),
+        default="shared",
+        help="the other player and the observers each in a process of its own (split: fair only"
+        " with a free core per client), or all read by this one process (shared)",
+    )
+    parser.add_argument(
+        "--cpus",
+        choices=("apart", "shared"),
+        default="apart",
+        help="apart: the two servers on the first CPU, the clients on the others, so that a"
+        " client woken by a write never runs in the server's place (Linux); shared: all"
+        " anywhere (the method before)",
+    )
     parser.add_argument("--json", action="store_true", help="end with the figures as JSON")
+    parser.add_argument("--client", choices=("play", "watch"), help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--name", help=argparse.SUPPRESS)
     parser.add_argument("--out", help="also write the figures to this file (JSON)")
     args = parser.parse_args(argv)
+    if args.client:  # one client of a split run
+        asyncio.run(client_main(args.url, args.client, args.name))
+        return 0
+    if args.clients == "split" and not time.get_clock_info("perf_counter").monotonic:
+        sys.exit("latency_bench: --clients split needs a monotonic perf_counter")
     if args.quick:
         args.samples = 50
     upy = find_micropython()
@@ -239,6 +376,10 @@ def main(argv=None):
     ram = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     work = Path(tempfile.mkdtemp(prefix="latency-bench-", dir=ram))
     settings = {"preset": args.preset, "cooldown_ms": cooldown_ms, "countdown_ms": 0}
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    apart = args.cpus == "apart" and len(cpus) >= 2
+    if apart:  # the servers inherit the first CPU; the clients (this process) get the others
+        os.sched_setaffinity(0, cpus[:1])
     try:
         game = start_host_board(upy, work, json.dumps(settings), heap=args.heap)
     except HostBoardError as err:
@@ -261,15 +402,15 @@ def main(argv=None):
             wait_port(echo_port, process=echo)
         except NotListening as err:
             sys.exit("latency_bench: echo server: %s:\n%s" % (err, echo_log.read_text()))
-        to_ack, to_player, to_obs, view_bytes, obs_bytes = asyncio.run(
-            measure_game(game.ws_url, args.samples, cooldown_ms)
-        )
-        echo_times, echo_size = asyncio.run(
-            measure_echo(
+        if apart:
+            os.sched_setaffinity(0, cpus[1:])
+        to_ack, to_player, to_obs, echo_times, view_bytes, obs_bytes, echo_size = asyncio.run(
+            measure(
+                game.ws_url,
                 "ws://%s:%d/echo" % (LOOPBACK, echo_port),
                 args.samples,
-                32,
-                cooldown_ms / 1000 + 0.02,
+                cooldown_ms,
+                args.clients == "split",
             )
         )
     finally:
@@ -286,24 +427,31 @@ def main(argv=None):
         "preset": args.preset,
         "flash_in_ram": bool(ram),
         "samples": args.samples,
+        "clients": args.clients,
+        "cpus": "apart" if apart else "shared",
         "heap_used_idle": idle,
         "heap_used_2p_4obs": int(full[0]) if full else None,
         "heap_free_2p_4obs": int(full[1]) if full else None,
         "heap_per_client": round(per_client) if per_client else None,
-        "intent_to_ack_ms": {"p50": percentile(to_ack, 50), "p99": percentile(to_ack, 99)},
-        "intent_to_view_ms": {"p50": percentile(to_player, 50), "p99": percentile(to_player, 99)},
-        "intent_to_all_observers_ms": {
-            "p50": percentile(to_obs, 50),
-            "p99": percentile(to_obs, 99),
-        },
-        "echo_ms": {"p50": percentile(echo_times, 50), "p99": percentile(echo_times, 99)},
+        "intent_to_ack_ms": spread(to_ack),
+        "intent_to_view_ms": spread(to_player),
+        "intent_to_all_observers_ms": spread(to_obs),
+        "echo_ms": spread(echo_times),
         "echo_bytes": echo_size,
         "player_view_bytes": view_bytes,
         "observer_view_bytes": obs_bytes,
     }
     print(
-        "game host on the MicroPython unix port, heap %s, preset %s, %d samples; flash folder %s"
-        % (args.heap, args.preset, args.samples, "in RAM (/dev/shm)" if ram else "on disk")
+        "game host on the MicroPython unix port, heap %s, preset %s, %d samples; flash folder %s;"
+        " clients %s, %s"
+        % (
+            args.heap,
+            args.preset,
+            args.samples,
+            "in RAM (/dev/shm)" if ram else "on disk",
+            "in one process" if args.clients == "shared" else "a process each",
+            "servers on CPU %d, clients on the others" % cpus[0] if apart else "CPUs shared",
+        )
     )
     if full:
         print(
@@ -311,22 +459,28 @@ def main(argv=None):
             " %.0f per client [unix port, 64-bit]"
             % (idle, full[0], OBSERVERS, full[1], per_client)
         )
-    row = "  %-34s p50 %7.3f ms   p99 %7.3f ms"
-    print(row % ("intent -> ack", *figures["intent_to_ack_ms"].values()))
-    print(
-        row % ("intent -> view (mover, %d B)" % view_bytes, *figures["intent_to_view_ms"].values())
-    )
-    print(
-        "  %-34s p50 %7.3f ms   p99 %7.3f ms"
-        % (
-            "intent -> 4 observers (%d B each)" % obs_bytes,
-            *figures["intent_to_all_observers_ms"].values(),
+    echo = figures["echo_ms"]
+    for label, key in (
+        ("intent -> ack", "intent_to_ack_ms"),
+        ("intent -> view (mover, %d B)" % view_bytes, "intent_to_view_ms"),
+        (
+            "intent -> %d observers (%d B each)" % (OBSERVERS, obs_bytes),
+            "intent_to_all_observers_ms",
+        ),
+        ("plain Microdot echo (%d B)" % echo_size, "echo_ms"),
+    ):
+        row = figures[key]
+        print(
+            "  %-34s p50 %7.3f ms (%4.2fx)  p90 %7.3f ms  p99 %7.3f ms (%4.2fx)"
+            % (
+                label,
+                row["p50"],
+                row["p50"] / echo["p50"],
+                row["p90"],
+                row["p99"],
+                row["p99"] / echo["p99"],
+            )
         )
-    )
-    print(
-        "  %-34s p50 %7.3f ms   p99 %7.3f ms"
-        % ("plain Microdot echo (%d B)" % echo_size, *figures["echo_ms"].values())
-    )
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
     if args.json:
