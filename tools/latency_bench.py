@@ -17,7 +17,8 @@
 # others: a phone has a CPU of its own, and on Linux a client woken by the server's write
 # would otherwise often run on the server's CPU in its place, before the server writes to the
 # next client (measured: the firmware's six writes of a move took 2-3x as long). --cpus shared
-# is the method before, and what a machine with one CPU (or no sched_setaffinity) gets.
+# lets every process run anywhere, as before (the echo stays between the moves); a machine with
+# one CPU (or no sched_setaffinity) gets it.
 # --clients split (not the default) runs the other player and every observer in a process of
 # its own (this script with --client), each noting when a view is complete on CLOCK_MONOTONIC
 # (time.perf_counter, one clock for every process); it is fair only on a machine with a free
@@ -350,7 +351,7 @@ def main(argv=None):
         default="apart",
         help="apart: the two servers on the first CPU, the clients on the others, so that a"
         " client woken by a write never runs in the server's place (Linux); shared: all"
-        " anywhere (the method before)",
+        " anywhere, as before",
     )
     parser.add_argument("--json", action="store_true", help="end with the figures as JSON")
     parser.add_argument("--client", choices=("play", "watch"), help=argparse.SUPPRESS)
