@@ -22,7 +22,7 @@ from game.compat import const
 from game.projector import OBSERVER
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
-from net.frames import frame
+from net.frames import frame, pieces
 from net.journal import Journal
 from net.seats import Seat
 from net.views import ViewPublisher
@@ -563,7 +563,7 @@ class MatchHost:
 
     def _send(self, mask, data):
         if type(data) is str:
-            data = frame(data)
+            data = pieces(data)  # (the text itself: no copy of it)
         if mask & 1 and self.seats[1].session is not None:
             self.seats[1].session.post(data)
         if mask & 2 and self.seats[2].session is not None:

@@ -120,7 +120,7 @@ def add_status_route(app, board):
         server = board.server
         parts = [
             b"{",
-            game.status(),
+            game.host.status(),
             ',"ssid":%s,"preset":%s'
             % (
                 json.dumps(board.config.ssid),

@@ -104,13 +104,15 @@ class ViewPublisher:
             start = at - head_size(proj.length)
             size = 0
             for data in ctrl:
-                size += len(data)
+                for piece in data if type(data) is list else (data,):  # (net.frames.pieces)
+                    size += len(piece)
             if ctrl and size <= start:
                 start -= size
                 p = start
                 for data in ctrl:
-                    out[p : p + len(data)] = data
-                    p += len(data)
+                    for piece in data if type(data) is list else (data,):
+                        out[p : p + len(piece)] = piece
+                        p += len(piece)
                 del ctrl[:]
             return memoryview(out)[start : at + proj.length]
         # In the projector's obs, one after another: the observers' frames stay there for
