@@ -150,7 +150,7 @@ class Session:
         # session's task (its frame, ~100 bytes, lives as long as the connection).
         rd = self.stream
         host = gw.host
-        rx = gw.rx
+        rx = host.scratch  # (net.match_host: shared, between awaits only)
         try:
             while not self.closing:
                 # The last frame's objects are not kept while the socket is idle: ~140 bytes a
@@ -339,9 +339,6 @@ class Gateway:
         self.sessions = []
         self.max_sessions = 2 + settings.max_observers + _SPARE_SESSIONS
         self.idle_ms = settings.idle_timeout_ms
-        # unmasked inbound payload, used between awaits only; the match log's header is made
-        # in it too (net.journal, synchronously: no reader is using it then)
-        self.rx = self.host.journal.scratch = bytearray(MAX_MESSAGE)
         self.dirty = []  # sessions with something due, in order
         self.event = asyncio.Event()  # set while dirty is not empty
         self.watchdog = None  # a machine.WDT the timer feeds (net/board.py arms it)

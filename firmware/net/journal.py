@@ -32,7 +32,6 @@ from game.compat import const
 from game.matchlog import Header
 from game.rules import CMD_MOVE, FINISHED, WAITING
 from net.frames import pieces
-from net.seats import Seat
 
 _GROUP = const(14)  # entries the tail file holds: 8 + 14 * 8 = 120 bytes, inline on LittleFS
 _TO_ALL = const(7)  # net.match_host's audience mask: both seats and the observers
@@ -61,7 +60,7 @@ class Journal:
         self.stream = None  # ... and its tail
         self.buf = bytearray(120)  # the tail's bytes: first, count, check, entries
         self.body = memoryview(self.buf)[8:]
-        self.scratch = None  # 208 bytes or more that head() may write (net.gateway sets it)
+        self.hasher = sha256()  # the next match's commitment is computed with it
         self.index = 0  # entries of the current match
         self.pending = 0  # ... of them only in the tail so far
         self.seq = 0  # the state sequence the log accounts for
@@ -87,11 +86,10 @@ class Journal:
 
     def head(self, host, seats=False):
         """The current match's header (host's match), packed; its seats too if seats."""
-        # the 208 bytes in the gateway's receive buffer (scratch), which no reader uses while
-        # this synchronous call runs: no allocation of that size at a match's start, in a heap
-        # the room has fragmented; written whole by every write(): one buffer for both. Host
-        # tests without a gateway make their own.
-        buf = self.scratch or bytearray(208)
+        # the 208 bytes in the host's scratch buffer (the gateway's receive buffer), which no
+        # reader uses while this synchronous call runs: no allocation of that size at a
+        # match's start, in a heap the room has fragmented; written whole by every write()
+        buf = host.scratch
         m = host.match
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
         h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed)
@@ -99,17 +97,33 @@ class Journal:
         if self.pre is None:  # the commitment covers neither itself nor the seats
             self.pre = h.write(buf)[:32]  # a copy: the scratch is written over
         if self.digest is None:
-            self.digest = sha256(self.pre).digest()
+            self.digest = self.sha256(self.pre)
         h.digest = self.digest
         if seats:
             h.match_no = host.match_no
             for s in (1, 2):
                 seat = host.seats[s]
                 h.last_c[s] = seat.last_c
-                h.token_hash[s] = Seat.token_hash(seat.token)
+                h.token_hash[s] = self.sha256(seat.token.encode())[:16]  # Seat.token_hash
                 h.players[s] = seat.name
         h.write(buf)
         return memoryview(buf)[:208]
+
+    def sha256(self, data):
+        """sha256(data).digest() with a sha256 object made ahead (116 bytes, which a heap the
+        room has fragmented may have no hole for at a match's start), the next one made in its
+        room after a collection."""
+        d = self.hasher or sha256()
+        self.hasher = None
+        d.update(data)
+        data = d.digest()
+        d = None
+        gc.collect()
+        try:
+            self.hasher = sha256()
+        except MemoryError:
+            pass  # made when needed
+        return data
 
     def fair(self, host):
         """The `fair` message (docs/protocol.md): the match's seed commitment; once it has

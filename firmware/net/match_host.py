@@ -29,6 +29,7 @@ from net.views import ViewPublisher
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
+_MAX_MESSAGE = const(512)  # net.frames
 _CLOSE_NORMAL = const(1000)
 _CLOSE_REPLACED = const(4001)
 _CLOSE_ROOM_FULL = const(4003)
@@ -68,6 +69,10 @@ class MatchHost:
 
     def __init__(self, settings, log=print, ticks_ms=ticks_ms, ticks_diff=ticks_diff):
         self.log = log
+        # MAX_MESSAGE bytes that a synchronous step may use between awaits: the gateway's
+        # readers unmask a payload into it, the match log makes its header in it, the DNS
+        # responder its replies (one buffer, not a few hundred bytes each)
+        self.scratch = bytearray(_MAX_MESSAGE)
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
         # the match log and the seed commitment (net/journal.py); paused: a match resumed
@@ -617,9 +622,10 @@ class MatchHost:
         )
 
     def status(self):
-        """The match's /status figures, as JSON members (text to go inside an object):
-        the phase, the match number, players connected now, seats taken (connected or inside
-        their reconnect grace period), and the observers."""
+        """The match's /status figures, as JSON members in pieces of under ~80 bytes (net.portal
+        adds its own; text to go inside an object, after its "{"): the phase, the match number,
+        players connected now, seats taken (connected or inside their reconnect grace period),
+        and the observers."""
         present = 0
         held = 0
         for number in (1, 2):
@@ -627,16 +633,10 @@ class MatchHost:
                 present += 1
             if self.seats[number].token is not None:
                 held += 1
-        return (
-            '"phase":"%s","ruleset":"%s","match":%d,"players":%d,"seats":%d,"max_observers":%d,'
-            '"observers":%d'
-            % (
-                rules.PHASE_NAMES[self.match.phase],
-                self.ruleset[0],
-                self.match_no,
-                present,
-                held,
-                self.max_observers,
-                len(self.observers),
-            )
-        )
+        return [
+            b"{",
+            '"phase":"%s","ruleset":"%s","match":%d'
+            % (rules.PHASE_NAMES[self.match.phase], self.ruleset[0], self.match_no),
+            ',"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
+            % (present, held, self.max_observers, len(self.observers)),
+        ]
