@@ -71,7 +71,8 @@ class MatchHost:
         self.log = log
         # MAX_MESSAGE bytes that a synchronous step may use between awaits: the gateway's
         # readers unmask a payload into it, the match log makes its header in it, the DNS
-        # responder its replies (one buffer, not a few hundred bytes each)
+        # responder its replies, a new maze two of its tables (one buffer, not a few hundred
+        # bytes each)
         self.scratch = bytearray(_MAX_MESSAGE)
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
@@ -144,7 +145,7 @@ class MatchHost:
         fix = self._fix
         entry = self._built = self.ruleset
         self.grace_ms = entry[12] if fix[3] is None else fix[3]
-        m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2])
+        m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2], self.scratch)
         # the end of a match's buffers, for this maze's size: the cells stood on (seat 1's
         # bitset, then seat 2's) and the reveal's frames (made now, not at the end)
         n = m.width * m.height
