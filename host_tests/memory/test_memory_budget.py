@@ -139,8 +139,8 @@ def test_romfs_image_serves_a_full_room_on_32bit_at_its_budget(image, romfs, bin
 # client and the rulesets the smallest passing heaps are 92K and 58K. The filesystem goal, 88K,
 # is far enough below to fail every run: strict, the day it passes the goal is met and becomes
 # the budget. The ROMFS goal, 56K, one step below 58K, passes some runs since "Messages in
-# pieces, one scratch buffer, sha256 made ahead" (1 of 2: it lost messages in match 11 in the
-# other), so its xfail is not strict; it becomes the budget when it passes reliably.
+# pieces, one scratch buffer, sha256 made ahead" (1 run of 3; one of the others lost messages
+# in match 11), so its xfail is not strict; it becomes the budget when it passes reliably.
 @pytest.mark.xfail(
     strict=True,
     reason="the filesystem layout needs 92K (BUDGET_FS %d bytes, one step above), above the "
