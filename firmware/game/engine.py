@@ -107,6 +107,7 @@ class Match:
         artifact_pairs=2,
         braid_percent=40,
         rules=CLASSIC,
+        scratch=None,
     ):
         for name, value, low, high in (
             ("width", width, _MIN_SIDE, _MAX_SIDE),
@@ -151,7 +152,8 @@ class Match:
         self.exit_time = [0, -1, -1]  # authoritative timestamp of the outward move, -1 = none
         self.start_cell = [0, 0, 0]
         self.queue = CommandQueue()
-        self._work = Workspace(width * height)  # maze generation, placement: no allocation
+        # maze generation, placement: no allocation (scratch: bytes it may use meanwhile)
+        self._work = Workspace(width * height, scratch)
         self._placer = Placer(self._work)
         self._rng = Prng(0)  # reseeded by reset()
         self.ev_kind = bytearray(_MAX_EVENTS)

@@ -17,12 +17,20 @@ class Workspace:
     allocated once with the match. `parent` is the union-find forest, then the breadth-first
     queue; `walls` the shuffled walls, then distances from the key; `dist` the distances from
     player 1's start. Each holds values below n (walls: below 2n), so an array of bytes does
-    where they fit one (the classic 15x15 maze: 900 bytes; 32x32: 6 KB)."""
+    where they fit one (the classic 15x15 maze: 900 bytes, 450 with a scratch buffer lent for
+    parent and dist; 32x32: 6 KB)."""
 
-    def __init__(self, n):
-        self.parent = _array(n, n)
+    def __init__(self, n, scratch=None):
+        # parent and dist in scratch (508 bytes or more that nothing else uses while a maze is
+        # made: net.match_host lends its own) when their values fit a byte
+        if scratch and n < 0xFF:
+            scratch = memoryview(scratch)
+            self.parent = scratch[:n]
+            self.dist = scratch[n : 2 * n]
+        else:
+            self.parent = _array(n, n)
+            self.dist = _array(n, n)
         self.walls = _array(n, 2 * n)
-        self.dist = _array(n, n)
 
 
 def _array(size, bound):
@@ -155,7 +163,7 @@ def distances_into(cells, w, h, start, dist, queue):
     """distances(), written into dist with queue as the breadth-first queue (each at least
     w * h entries): allocates nothing."""
     n = w * h
-    far = 0xFF if type(dist) is bytearray else 0xFFFF  # "not reached (yet)"
+    far = 0xFFFF if type(dist) is array else 0xFF  # "not reached (yet)"
     for cell in range(n):
         dist[cell] = far
     dist[start] = 0

@@ -84,11 +84,12 @@ def find(ruleset_id):
     return RULESETS[0], UNKNOWN
 
 
-def new_match(seed, entry, maze=None, cooldown=None, countdown=None):
+def new_match(seed, entry, maze=None, cooldown=None, countdown=None, scratch=None):
     """A Match playing entry (a ruleset of RULESETS, or one game.ruleset_check.check() gave)
     on a new maze from seed. maze (a preset's name:
     its size, braid and artifacts), cooldown and countdown, when given, replace the ruleset's
-    (a board's settings may fix them, net/settings.py)."""
+    (a board's settings may fix them, net/settings.py). scratch: bytes the maze's generation
+    may use (game.maze.Workspace)."""
     fixed = preset(maze)
     _, w, h, pairs, braid, _, _ = fixed or preset(entry[3])
     return Match(
@@ -100,4 +101,5 @@ def new_match(seed, entry, maze=None, cooldown=None, countdown=None):
         pairs if fixed else entry[9],
         braid,
         (entry[6], entry[7], entry[8], entry[11], entry[10], entry[14]),
+        scratch,
     )

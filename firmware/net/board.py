@@ -27,7 +27,7 @@ def _start():
     from net import wiring
 
     board = wiring.wire()
-    asyncio.create_task(board.dns.run())
+    asyncio.create_task(board.dns.run(board.game.host.scratch))  # one buffer for all
     asyncio.create_task(board.game.run())
     print(wiring.code_line())
     wiring.forget(("net.wiring",))

@@ -143,7 +143,7 @@ class CaptiveDns:
         self.answered += 1
         return build_answer(query, parsed[2], parsed[0], parsed[1], self.address, out)
 
-    async def run(self, log=print):
+    async def run(self, out=None, log=print):
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -159,7 +159,9 @@ class CaptiveDns:
         poller = select.poll()
         poller.register(sock, select.POLLIN)
         ready = getattr(poller, "ipoll", poller.poll)
-        out = bytearray(MAX_REPLY)
+        # out: MAX_REPLY bytes or more to write replies into, the gateway's receive buffer on
+        # the board (a reply is made and sent with no await in between, as a reader uses it)
+        out = out or bytearray(MAX_REPLY)
         reply = memoryview(out)
         log(
             "dns: answering every name with %s on %s:%d"

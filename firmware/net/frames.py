@@ -113,22 +113,37 @@ def put_header(buf, length, opcode=_OP_TEXT, at=0):
     return 4
 
 
-def frame(payload, opcode=_OP_TEXT, data=b""):
-    """One complete frame for a str or bytes-like payload (and data, a str or bytes-like, after
-    it): encoded once, sent to many. It is made in one allocation of its own size (a bytearray
-    that nobody writes to afterwards): no header object and no second copy, which a fragmented
-    heap may have no room for; a long message made as two pieces (payload, data) is not joined
-    into a third."""
+def frame(payload, opcode=_OP_TEXT):
+    """One complete frame for a str or bytes-like payload: encoded once, sent to many. It is
+    made in one allocation of its own size (a bytearray that nobody writes to afterwards): no
+    header object and no second copy, which a fragmented heap may have no room for."""
     if type(payload) is str:
         payload = payload.encode()  # on MicroPython the str's own bytes, not a copy
-    if type(data) is str:
-        data = data.encode()
-    n = len(payload) + len(data)
+    n = len(payload)
     out = bytearray(n + head_size(n))
     at = put_header(out, n, opcode)
-    n = at + len(payload)
-    out[at:n] = payload
-    out[n:] = data
+    out[at:] = payload
+    return out
+
+
+def pieces(*texts):
+    """One text frame for a message of str (or bytes) pieces, as a list (header, the pieces'
+    encodings) that a session writes one after another: the same bytes as frame() of the
+    pieces joined, but no allocation of the message's size. A message of ~200 bytes (room,
+    fair) finds no hole that large in a heap a full room has fragmented, where its pieces, the
+    texts themselves (shared by their encodings, on MicroPython), fit. Empty pieces and None
+    are left out."""
+    out = [None]
+    n = 0
+    for text in texts:
+        if text:
+            if type(text) is str:
+                text = text.encode()
+            out.append(text)
+            n += len(text)
+    head = bytearray(head_size(n))
+    put_header(head, n)
+    out[0] = head
     return out
 
 

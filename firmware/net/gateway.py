@@ -13,7 +13,6 @@
 #   game = Gateway(settings, log)             # in net.board.wire()
 #   asyncio.create_task(game.run())           # the match clock, grace and idle timers, pump
 import asyncio
-import socket
 
 from microdot import Response
 from microdot.websocket import WebSocket
@@ -84,8 +83,8 @@ _CLOSE_WAIT_MS = const(1000)  # how long a closing session may take to flush its
 _LINGER_MS = const(300)  # then how long to read (and drop) input until the peer closes too
 _POLL_MS = const(20)  # how often a closing session looks whether its close frame is out
 
-_IPPROTO_TCP = getattr(socket, "IPPROTO_TCP", 6)
-_TCP_NODELAY = getattr(socket, "TCP_NODELAY", 1)  # lwIP and Linux both use 1
+_IPPROTO_TCP = const(6)  # socket.IPPROTO_TCP
+_TCP_NODELAY = const(1)  # socket.TCP_NODELAY: lwIP, Linux and the BSDs all use 1
 
 
 class Session:
@@ -151,7 +150,7 @@ class Session:
         # session's task (its frame, ~100 bytes, lives as long as the connection).
         rd = self.stream
         host = gw.host
-        rx = gw.rx
+        rx = host.scratch  # (net.match_host: shared, between awaits only)
         try:
             while not self.closing:
                 # The last frame's objects are not kept while the socket is idle: ~140 bytes a
@@ -302,12 +301,12 @@ class Session:
             epoch = views.epoch
             data = views.frames(self.view_role, ctrl)  # with ctrl in front when it fits
             while ctrl:
-                out.write(ctrl.pop(0))
+                _write(out, ctrl.pop(0))
             out.write(data)
             views.sent(self, epoch)
             return not out.out_buf
         while ctrl:
-            out.write(ctrl.pop(0))  # the socket takes it, or the stream copies the rest
+            _write(out, ctrl.pop(0))  # the socket takes it, or the stream copies the rest
         if self.close is not None:
             code, reason = self.close
             self.close = None
@@ -340,7 +339,6 @@ class Gateway:
         self.sessions = []
         self.max_sessions = 2 + settings.max_observers + _SPARE_SESSIONS
         self.idle_ms = settings.idle_timeout_ms
-        self.rx = bytearray(MAX_MESSAGE)  # unmasked inbound payload, used between awaits only
         self.dirty = []  # sessions with something due, in order
         self.event = asyncio.Event()  # set while dirty is not empty
         self.watchdog = None  # a machine.WDT the timer feeds (net/board.py arms it)
@@ -444,8 +442,15 @@ class Gateway:
             except Exception as exc:
                 log_failure(self.log, "game: tick failed", exc)
 
-    def status(self):
-        return self.host.status()
+
+def _write(out, data):
+    """One mailbox entry: a frame, or a frame's pieces (a list, net.frames.pieces) one after
+    another (a write never waits: nothing else is written between them)."""
+    if type(data) is list:
+        for piece in data:
+            out.write(piece)
+    else:
+        out.write(data)
 
 
 def _no_delay(stream):

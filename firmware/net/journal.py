@@ -31,8 +31,7 @@ from hashlib import sha256
 from game.compat import const
 from game.matchlog import Header
 from game.rules import CMD_MOVE, FINISHED, WAITING
-from net.frames import frame
-from net.seats import Seat
+from net.frames import pieces
 
 _GROUP = const(14)  # entries the tail file holds: 8 + 14 * 8 = 120 bytes, inline on LittleFS
 _TO_ALL = const(7)  # net.match_host's audience mask: both seats and the observers
@@ -42,7 +41,6 @@ _CLOCK = const(3)
 _FORFEIT = const(4)
 _CHECK = const(5)
 _END = const(6)
-_OP_TEXT = const(1)  # net.frames' text opcode
 
 
 class Journal:
@@ -62,6 +60,7 @@ class Journal:
         self.stream = None  # ... and its tail
         self.buf = bytearray(120)  # the tail's bytes: first, count, check, entries
         self.body = memoryview(self.buf)[8:]
+        self.hasher = sha256()  # the next match's commitment is computed with it
         self.index = 0  # entries of the current match
         self.pending = 0  # ... of them only in the tail so far
         self.seq = 0  # the state sequence the log accounts for
@@ -87,43 +86,65 @@ class Journal:
 
     def head(self, host, seats=False):
         """The current match's header (host's match), packed; its seats too if seats."""
-        # the 208 bytes first, while the heap may still have them in one piece (the Header's
-        # small objects fit in any hole); written whole by every write(): one buffer for both
-        buf = bytearray(208)
+        # the 208 bytes in the host's scratch buffer (the gateway's receive buffer), which no
+        # reader uses while this synchronous call runs: no allocation of that size at a
+        # match's start, in a heap the room has fragmented; written whole by every write()
+        buf = host.scratch
         m = host.match
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
         h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed)
         h.series = self.series  # net.match_host sets it with the seed (committed to)
         if self.pre is None:  # the commitment covers neither itself nor the seats
-            self.pre = h.write(buf)[:32]
+            self.pre = h.write(buf)[:32]  # a copy: the scratch is written over
         if self.digest is None:
-            self.digest = sha256(self.pre).digest()
+            self.digest = self.sha256(self.pre)
         h.digest = self.digest
         if seats:
             h.match_no = host.match_no
             for s in (1, 2):
                 seat = host.seats[s]
                 h.last_c[s] = seat.last_c
-                h.token_hash[s] = Seat.token_hash(seat.token)
+                h.token_hash[s] = self.sha256(seat.token.encode())[:16]  # Seat.token_hash
                 h.players[s] = seat.name
-        return h.write(buf)
+        h.write(buf)
+        return memoryview(buf)[:208]
+
+    def sha256(self, data):
+        """sha256(data).digest() with a sha256 object made ahead (116 bytes, which a heap the
+        room has fragmented may have no hole for at a match's start), the next one made in its
+        room after a collection."""
+        d = self.hasher or sha256()
+        self.hasher = None
+        d.update(data)
+        data = d.digest()
+        d = None
+        gc.collect()
+        try:
+            self.hasher = sha256()
+        except MemoryError:
+            pass  # made when needed
+        return data
 
     def fair(self, host):
         """The `fair` message (docs/protocol.md): the match's seed commitment; once it has
         ended, also the committed bytes (pre: versions, play parameters and the seed) and its
         log number (0: none). The header is made once a match, for the commitment and the
         committed bytes (not at every join and at the end: a Header and its 208 bytes would be
-        garbage in a heap the room has filled). Returned framed, from two pieces (not joined
-        first: after the end the message is ~180 bytes)."""
-        data = "}"
+        garbage in a heap the room has filled). Returned framed in pieces (net.frames.pieces: after
+        the end the message is ~180 bytes), the hex digits as they are."""
         if self.digest is None or self.pre is None:
             self.head(host)
+        pre = used = None
         if self.done:
-            data = ',"pre":"%s","log":%d}' % (hexlify(self.pre).decode(), self.used)
-        return frame(
-            '{"t":"fair","mn":%d,"commit":"%s"' % (host.match_no, hexlify(self.digest).decode()),
-            _OP_TEXT,
-            data,
+            pre = hexlify(self.pre)
+            used = '","log":%d' % self.used
+        return pieces(
+            '{"t":"fair","mn":%d,"commit":"' % host.match_no,
+            hexlify(self.digest),
+            '"' if pre is None else '","pre":"',
+            pre,
+            used,
+            "}",
         )
 
     # ---- hooks of net.match_host ------------------------------------------------------------

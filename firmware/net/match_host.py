@@ -22,13 +22,14 @@ from game.compat import const
 from game.projector import OBSERVER
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
-from net.frames import frame
+from net.frames import frame, pieces
 from net.journal import Journal
 from net.seats import Seat
 from net.views import ViewPublisher
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
+_MAX_MESSAGE = const(512)  # net.frames
 _CLOSE_NORMAL = const(1000)
 _CLOSE_REPLACED = const(4001)
 _CLOSE_ROOM_FULL = const(4003)
@@ -68,6 +69,11 @@ class MatchHost:
 
     def __init__(self, settings, log=print, ticks_ms=ticks_ms, ticks_diff=ticks_diff):
         self.log = log
+        # MAX_MESSAGE bytes that a synchronous step may use between awaits: the gateway's
+        # readers unmask a payload into it, the match log makes its header in it, the DNS
+        # responder its replies, a new maze two of its tables (one buffer, not a few hundred
+        # bytes each)
+        self.scratch = bytearray(_MAX_MESSAGE)
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
         # the match log and the seed commitment (net/journal.py); paused: a match resumed
@@ -139,7 +145,7 @@ class MatchHost:
         fix = self._fix
         entry = self._built = self.ruleset
         self.grace_ms = entry[12] if fix[3] is None else fix[3]
-        m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2])
+        m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2], self.scratch)
         # the end of a match's buffers, for this maze's size: the cells stood on (seat 1's
         # bitset, then seat 2's) and the reveal's frames (made now, not at the end)
         n = m.width * m.height
@@ -563,7 +569,7 @@ class MatchHost:
 
     def _send(self, mask, data):
         if type(data) is str:
-            data = frame(data)
+            data = pieces(data)  # (the text itself: no copy of it)
         if mask & 1 and self.seats[1].session is not None:
             self.seats[1].session.post(data)
         if mask & 2 and self.seats[2].session is not None:
@@ -617,9 +623,10 @@ class MatchHost:
         )
 
     def status(self):
-        """The match's /status figures, as JSON members (text to go inside an object):
-        the phase, the match number, players connected now, seats taken (connected or inside
-        their reconnect grace period), and the observers."""
+        """The match's /status figures, as JSON members in pieces of under ~80 bytes (net.portal
+        adds its own; text to go inside an object, after its "{"): the phase, the match number,
+        players connected now, seats taken (connected or inside their reconnect grace period),
+        and the observers."""
         present = 0
         held = 0
         for number in (1, 2):
@@ -627,16 +634,10 @@ class MatchHost:
                 present += 1
             if self.seats[number].token is not None:
                 held += 1
-        return (
-            '"phase":"%s","ruleset":"%s","match":%d,"players":%d,"seats":%d,"max_observers":%d,'
-            '"observers":%d'
-            % (
-                rules.PHASE_NAMES[self.match.phase],
-                self.ruleset[0],
-                self.match_no,
-                present,
-                held,
-                self.max_observers,
-                len(self.observers),
-            )
-        )
+        return [
+            b"{",
+            '"phase":"%s","ruleset":"%s","match":%d'
+            % (rules.PHASE_NAMES[self.match.phase], self.ruleset[0], self.match_no),
+            ',"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
+            % (present, held, self.max_observers, len(self.observers)),
+        ]

@@ -7,12 +7,11 @@ import json
 from game import rules
 from game.compat import const
 from game.rulesets import RULESETS
-from net.frames import frame, put_header
+from net.frames import pieces, put_header
 
 # game.rules' numbers, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py)
 _COUNTDOWN = const(1)
-_OP_TEXT = const(1)  # net.frames' text opcode
 _EV_PHASE = const(1)
 _EV_VISION = const(3)
 _EV_KEY_PICKED = const(4)
@@ -27,7 +26,11 @@ _EV_RESULT = const(11)
 _RUN = const(256)  # cells per maze message at the end of a match (a message under 512 bytes)
 # The head of a maze message: every number in a field of 10 (JSON allows the spaces; no number
 # the board keeps reaches 2**31), so every head is _HEAD bytes long and each frame is made once.
-_MAZE = b'{"t":"maze","mn":%10d,"xt":[%10d,%10d],"mv":[%10d,%10d],"end":%10d,"c":[%4d,"'
+# Formatted in two halves of _HALF bytes, written into the frame: no text of the head's size
+# at every match's end (a fragmented heap may have no hole that large).
+_MAZE = b'{"t":"maze","mn":%10d,"xt":[%10d,%10d],'
+_MAZE_END = b'"mv":[%10d,%10d],"end":%10d,"c":[%4d,"'
+_HALF = const(57)
 _HEAD = const(114)
 
 
@@ -134,38 +137,36 @@ def rules_line(entry, nums):
 def room(host):
     """The public lobby line: names, presence and ready flags of both seats (net.seats.Seat),
     the ms left of an away player's grace period, the phase, the observers, the series score, the
-    ruleset's id. Returned framed, from two pieces (the whole text first would be a second
-    allocation of the message's size: the room message goes out whenever someone comes, goes or
-    is ready, when the heap is fullest)."""
-    parts = ["null", "null"]
+    ruleset's id. Returned framed in pieces of under ~80 bytes (net.frames.pieces: no text of
+    the message's size; the room message goes out whenever someone comes, goes or is ready,
+    when the heap is fullest and most fragmented)."""
+    texts = [
+        '{"t":"room","mn":%d,"ph":"%s","p":['
+        % (host.match_no, rules.PHASE_NAMES[host.match.phase])
+    ]
     now = host.ticks_ms()
     for number in (1, 2):
         seat = host.seats[number]
-        if seat.token is not None:
-            text = '{"seat":%d,"name":%s,"on":%s,"ready":%s' % (
-                number,
-                json.dumps(seat.name),
-                _bool(seat.session),
-                _bool(seat.want),
+        if seat.token is None:
+            texts.append("null")
+        else:
+            texts.append(
+                '{"seat":%d,"name":%s,"on":%s,"ready":%s'
+                % (number, json.dumps(seat.name), _bool(seat.session), _bool(seat.want))
             )
             if seat.session is None:
-                text += ',"left":%d' % max(0, host.grace_ms - host.ticks_diff(now, seat.gone_at))
-            parts[number - 1] = text + "}"
-    # two pieces of under ~120 bytes (a seat's part in each), framed in one allocation
-    return frame(
-        '{"t":"room","mn":%d,"ph":"%s","p":[%s,'
-        % (host.match_no, rules.PHASE_NAMES[host.match.phase], parts[0]),
-        _OP_TEXT,
-        '%s],"obs":%d,"max_obs":%d,"sc":[%d,%d],"rs":"%s"}'
-        % (
-            parts[1],
-            len(host.observers),
-            host.max_observers,
-            host.score[1],
-            host.score[2],
-            host.ruleset[0],
-        ),
+                left = max(0, host.grace_ms - host.ticks_diff(now, seat.gone_at))
+                texts.append(',"left":%d' % left)
+            texts.append("}")
+        texts.append(",")
+    texts[-1] = '],"obs":%d,"max_obs":%d,"sc":[%d,%d],"rs":"%s"}' % (
+        len(host.observers),
+        host.max_observers,
+        host.score[1],
+        host.score[2],
+        host.ruleset[0],
     )
+    return pieces(*texts)
 
 
 def maze_buffers(cells):
@@ -184,17 +185,9 @@ def maze(host, k):
     m = host.match
     out = host.reveal[k]
     first = k * _RUN
-    head = _MAZE % (
-        host.match_no,
-        m.exit_time[1],
-        m.exit_time[2],
-        host.moves[1],
-        host.moves[2],
-        m.now,
-        first,
-    )
     put_header(out, len(out) - 4)  # always 126 bytes or more: a 4-byte header
-    out[4 : 4 + _HEAD] = head
+    out[4 : 4 + _HALF] = _MAZE % (host.match_no, m.exit_time[1], m.exit_time[2])
+    out[4 + _HALF : 4 + _HEAD] = _MAZE_END % (host.moves[1], host.moves[2], m.now, first)
     at = 4 + _HEAD
     trail = host.trail
     half = len(trail) >> 1

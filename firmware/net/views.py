@@ -102,16 +102,23 @@ class ViewPublisher:
         if out is proj.store:  # one record
             at = proj.at[0]
             start = at - head_size(proj.length)
-            size = 0
-            for data in ctrl:
-                size += len(data)
-            if ctrl and size <= start:
-                start -= size
-                p = start
+            if ctrl:
+                pieces = []  # (a frame in pieces, net.frames.pieces, is a list of them)
                 for data in ctrl:
-                    out[p : p + len(data)] = data
-                    p += len(data)
-                del ctrl[:]
+                    if type(data) is list:
+                        pieces.extend(data)
+                    else:
+                        pieces.append(data)
+                size = 0
+                for data in pieces:
+                    size += len(data)
+                if size <= start:
+                    start -= size
+                    p = start
+                    for data in pieces:
+                        out[p : p + len(data)] = data
+                        p += len(data)
+                    del ctrl[:]
             return memoryview(out)[start : at + proj.length]
         # In the projector's obs, one after another: the observers' frames stay there for
         # this epoch, unless a player's view of more than one record takes obs.

@@ -85,3 +85,20 @@ def test_prng_is_xorshift32_and_reproducible():
 
 
 GOLDEN_PRNG_SEED_0 = [2999971811, 2839979834, 3382371498, 888286093]
+
+
+def test_a_lent_scratch_buffer_gives_the_same_matches():
+    # game.maze.Workspace: parent and dist in a scratch buffer (net.match_host lends its 512
+    # bytes) when their values fit a byte; the maze, its objects and starts are the same
+    from game.engine import Match
+
+    for w, h in ((5, 5), (9, 9), (15, 15), (15, 16), (21, 21)):
+        for seed in range(8):
+            scratch = bytearray(512)
+            a = Match(seed, w, h)
+            b = Match(seed, w, h, scratch=scratch)
+            assert (a.cells, a.obj_cell, a.pos) == (b.cells, b.obj_cell, b.pos), (w, h, seed)
+            b.reset(seed + 100)
+            a.reset(seed + 100)
+            assert (a.cells, a.obj_cell, a.pos) == (b.cells, b.obj_cell, b.pos), (w, h, seed)
+            assert any(scratch) == (w * h < 0xFF)  # used only when the values fit a byte

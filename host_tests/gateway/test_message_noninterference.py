@@ -31,6 +31,8 @@ class Phone:
         self.got = []
 
     def post(self, data):
+        if type(data) is list:  # a frame in pieces (net.frames.pieces)
+            data = b"".join(bytes(piece) for piece in data)
         n, head = data[1], 2
         if n == 126:
             n, head = (data[2] << 8) | data[3], 4

@@ -136,12 +136,14 @@ def test_romfs_image_serves_a_full_room_on_32bit_at_its_budget(image, romfs, bin
 
 
 # The goals are not met (docs/memory.md, "Where the heap stands"): with the match log, the party
-# client and the rulesets the smallest passing heaps are 94K and 60K, far enough above 88K and
-# 56K that these fail every run. Strict: the day one passes, the goal is met and becomes the
-# budget.
+# client and the rulesets the smallest passing heaps are 92K and 58K. The filesystem goal, 88K,
+# is far enough below to fail every run: strict, the day it passes the goal is met and becomes
+# the budget. The ROMFS goal, 56K, one step below 58K, passes some runs since "Messages in
+# pieces, one scratch buffer, sha256 made ahead" (1 run of 3; one of the others lost messages
+# in match 11), so its xfail is not strict; it becomes the budget when it passes reliably.
 @pytest.mark.xfail(
     strict=True,
-    reason="the filesystem layout needs 94K (BUDGET_FS %d bytes, one step above), above the "
+    reason="the filesystem layout needs 92K (BUDGET_FS %d bytes, one step above), above the "
     "88K goal" % BUDGET_FS,
 )
 def test_filesystem_image_on_32bit_at_the_goal_heap(image, binary32):
@@ -150,9 +152,9 @@ def test_filesystem_image_on_32bit_at_the_goal_heap(image, binary32):
 
 
 @pytest.mark.xfail(
-    strict=True,
-    reason="the ROMFS layout needs 60K (BUDGET_ROMFS %d bytes, one step above), above the "
-    "56K goal" % BUDGET_ROMFS,
+    strict=False,
+    reason="the ROMFS layout needs 58K (BUDGET_ROMFS %d bytes, one step above) to pass every "
+    "run; the 56K goal passes some" % BUDGET_ROMFS,
 )
 def test_romfs_image_on_32bit_at_the_goal_heap(image, romfs, binary32):
     result = mem_budget.run_once(image, GOAL_ROMFS, MOVES, romfs=romfs, binary=binary32)

@@ -6,6 +6,7 @@ from net.frames import (
     frame,
     head_close_code,
     payload_length,
+    pieces,
     valid_utf8,
 )
 
@@ -82,3 +83,14 @@ def test_frames_are_made_whole_with_the_shortest_header():
     buf = bytearray(b"abcdef")
     assert bytes(frame(memoryview(buf)[1:4], 10)) == b"\x8a\x03bcd"
     assert bytes(frame("\u00e9")) == b"\x81\x02\xc3\xa9"  # UTF-8: bytes, not characters
+
+
+def test_a_frame_in_pieces_is_the_same_bytes():
+    # net.frames.pieces: the header and the texts, written one after another
+    texts = (("", ""), ('{"t":"room"', ',"obs":0}'), ("x" * 60, "y" * 65), ("\u00e9" * 70, "z"))
+    for a, b in texts:
+        parts = pieces(a, b)
+        assert type(parts) is list and len(parts) == 1 + bool(a) + bool(b)  # no empty piece
+        assert b"".join(bytes(p) for p in parts) == bytes(frame(a + b))
+        assert b"".join(bytes(p) for p in pieces(a + b)) == bytes(frame(a + b))
+        assert b"".join(bytes(p) for p in pieces(a, "", b, "}")) == bytes(frame(a + b + "}"))
