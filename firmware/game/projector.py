@@ -240,7 +240,7 @@ class Projector:
         self._gen_present = None
         self._gen_cells = None
         # The maze: its hex digits, and a copy of the flags they were made from, which is the
-        # scratch buffer for copying some of the digits too (see _put_cells); _cells: the
+        # scratch buffer for copying some of the digits too (see begin); _cells: the
         # flags of the view being written.
         self._hex = None
         self._cut = None
@@ -252,7 +252,6 @@ class Projector:
         # rows or the whole maze).
         self._pre_len = 0
         self._sq = [0, -1]
-        self._runs = [0, 0]  # first, rlen
         # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
         self._c_off = [0] * (MAX_CHUNKS + 1)
@@ -578,13 +577,12 @@ class Projector:
             if x0 == 0 and x1 == w - 1:
                 rlen = hi + 1 - lo
                 nruns = 1
-            self._runs[0] = lo
-            self._runs[1] = rlen
             # The cells: a seat's view in one record, in its store, if it fits (with the
             # closing brace). Bytes of the cells member in one record: [first,"digits"] and a
             # comma for each run, the member's opening around them. The digits of the runs'
             # first cells: one each, and one more for each that is at least 10, 100, 1000
             # (counted only when 4 each would not fit).
+            count = 0  # (0: one record, in the seat's store)
             if role and b is not self.obs:
                 n = 6 + nruns * (10 + rlen)
                 if p + n >= at + RECORD_MAX:
@@ -593,88 +591,176 @@ class Projector:
                     for q in (10, 100, 1000):
                         if t >= q:
                             n += nruns if lo >= q else nruns - (q - 1 - lo) // w - 1
-                if p + n < at + RECORD_MAX:
-                    p = self._put_cells(b, p, 0, 0, nruns, 0)
-                    b[p] = 125  # '}'
-                    n = p + 1 - at
-                    break
-            # More than one record (or the observer's): in obs, each after its gap. Where
-            # record 0's head is not there yet, or obs had to be made anew (to the view's
-            # size), written again in obs (the seat's members in key then describe obs).
-            # The plan: record 0's head (the status and the objects always fit there) and the
-            # cell runs packed greedily into records: record i's cells from cell _c_off[i] of
-            # run _c_run[i], lens[i] bytes; each record after the first has the envelope (up to
-            # "i":, then its digit, `,"n":`, that of n and the closing brace) before its cells.
-            lens = self._obs_lens
-            used = p - at + 1
-            run = off = count = 0
-            while True:
-                if count >= MAX_CHUNKS or used > RECORD_MAX:
-                    raise ValueError("view too large")
+                if p + n >= at + RECORD_MAX:
+                    count = 1
+            else:
+                count = 1
+            if count:
+                # More than one record (or the observer's): in obs, each after its gap. Where
+                # record 0's head is not there yet, or obs had to be made anew (to the view's
+                # size), written again in obs (the seat's members in key then describe obs).
+                # The plan: record 0's head (the status and the objects always fit there) and
+                # the cell runs packed greedily into records: record i's cells from cell
+                # _c_off[i] of run _c_run[i], lens[i] bytes; each record after the first has the
+                # envelope (up to "i":, then its digit, `,"n":`, that of n and the closing
+                # brace) before its cells.
+                lens = self._obs_lens
+                used = p - at + 1
+                run = off = count = 0
+                while True:
+                    if count >= MAX_CHUNKS or used > RECORD_MAX:
+                        raise ValueError("view too large")
+                    self._c_run[count] = run
+                    self._c_off[count] = off
+                    first = True
+                    while run < nruns:
+                        # [first,"hex..."] plus the member's opening and closing, or a comma.
+                        over = ndigits(lo + run * w + off) + (12 if first else 6)
+                        room = RECORD_MAX - used - over
+                        if room < 1:
+                            break
+                        first = False
+                        if rlen - off <= room:
+                            used += over + rlen - off
+                            run += 1
+                            off = 0
+                        else:
+                            used += over + room  # the run goes on in the next record
+                            off += room
+                            break
+                    lens[count] = used
+                    count += 1
+                    if run >= nruns:
+                        break
+                    used = self._pre_len + 8
                 self._c_run[count] = run
                 self._c_off[count] = off
-                first = True
-                while run < nruns:
-                    # [first,"hex..."] plus the member's opening and closing, or a comma.
-                    over = ndigits(lo + run * w + off) + (12 if first else 6)
-                    room = RECORD_MAX - used - over
-                    if room < 1:
-                        break
-                    first = False
-                    if rlen - off <= room:
-                        used += over + rlen - off
-                        run += 1
-                        off = 0
-                    else:
-                        used += over + room  # the run goes on in the next record
-                        off += room
-                        break
-                lens[count] = used
-                count += 1
-                if run >= nruns:
-                    break
-                used = self._pre_len + 8
-            self._c_run[count] = run
-            self._c_off[count] = off
-            gap = self._gap
-            n = _GAP + _SLACK
-            for i in range(count):
-                n += lens[i] + (gap(lens[i]) if gap else 0)
-            if self.obs is None or len(self.obs) < n:
-                # (let the old buffer go first; room to grow a little; what it showed is gone)
-                self.obs = self._obs_pre = None
-                self.obs = bytearray(n + 32)
-                self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
-                b = None
-            if b is not self.obs:
-                b = self.obs
-                at = _GAP
-                kept = same = False
-                self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
-                continue
-            # Record 0's count, then each record's cells (and after record 0 its envelope:
-            # record 0's up to "i":, i and the count), each record after its gap.
-            self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
-            b[at + self._pre_len + 6] = 48 + count
-            self._obs_at[0] = _GAP
-            for i in range(count):
-                if i:
-                    p += gap(lens[i]) if gap else 0
-                    self._obs_at[i] = p
-                    b[p : p + _PRE_MAX] = self._obs_pre
-                    p += self._pre_len
-                    b[p] = 48 + i
-                    b[p + 1 : p + 6] = _ENV_N
-                    b[p + 6] = 48 + count
-                    p += 7
-                run = self._c_run[i]
-                off = self._c_off[i]
-                run_end = self._c_run[i + 1]
-                off_end = self._c_off[i + 1]
+                gap = self._gap
+                n = _GAP + _SLACK
+                for i in range(count):
+                    n += lens[i] + (gap(lens[i]) if gap else 0)
+                if self.obs is None or len(self.obs) < n:
+                    # (let the old buffer go first; room to grow a little; what it showed is
+                    # gone)
+                    self.obs = self._obs_pre = None
+                    self.obs = bytearray(n + 32)
+                    self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
+                    b = None
+                if b is not self.obs:
+                    b = self.obs
+                    at = _GAP
+                    kept = same = False
+                    self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
+                    continue
+                # Record 0's count, then each record's cells (and after record 0 its envelope:
+                # record 0's up to "i":, i and the count), each record after its gap.
+                self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
+                b[at + self._pre_len + 6] = 48 + count
+                self._obs_at[0] = _GAP
+            else:
+                run = off = off_end = 0
+                run_end = nruns
+            # The records' cells (one record in a seat's store: count 0).
+            cut = self._cut
+            top = len(b)
+            i = 0
+            while True:
+                if count:
+                    if i:
+                        p += gap(lens[i]) if gap else 0
+                        self._obs_at[i] = p
+                        b[p : p + _PRE_MAX] = self._obs_pre
+                        p += self._pre_len
+                        b[p] = 48 + i
+                        b[p + 1 : p + 6] = _ENV_N
+                        b[p + 6] = 48 + count
+                        p += 7
+                    run = self._c_run[i]
+                    off = self._c_off[i]
+                    run_end = self._c_run[i + 1]
+                    off_end = self._c_off[i + 1]
                 if run < run_end or (run == run_end and off < off_end):
-                    p = self._put_cells(b, p, run, off, run_end, off_end)
+                    # The cells member from cell off of run `run` to cell off_end of run
+                    # run_end (exclusive): [a,"digits"] for each run, a its first cell.
+                    s = lo + run * w  # where the run starts
+                    e = lo + run_end * w  # where run run_end starts
+                    a = s + off
+                    k = rlen - off  # the first run's cells, if it is not the last
+                    q = p
+                    p += 3  # each run opens with `"],[` (the first's turned into `,"c":[[`)
+                    # The digits: a slice of the maze's digits would be a new object, so the
+                    # scratch buffer (the copy of the flags, made again below) takes all of
+                    # them and drops the cells after the last one written here and before cell
+                    # g = a (a bytearray keeps its memory when it shrinks, and grows back into
+                    # it). Each run copies it whole, from its first cell on: the digits after
+                    # the run's are written over by what follows (when b has room for them);
+                    # then the cells up to the next run's first are dropped.
+                    v = e + off_end if off_end else e - w + rlen  # after the last cell here
+                    cut[:] = self._hex
+                    cut[v:] = b""
+                    cut[0:a] = b""
+                    g = a
+                    while True:
+                        # [a,"digits"]: the opening with the digits of a poked in, then the
+                        # cells'.
+                        if a < 100:
+                            if a < 10:
+                                b[p : p + 7] = _RUN
+                                b[p + 4] = 48 + a
+                                p += 7
+                            else:
+                                b[p : p + 8] = _RUN_2
+                                b[p + 4] = 48 + a // 10
+                                b[p + 5] = 48 + a % 10
+                                p += 8
+                        elif a < 1000:
+                            b[p : p + 9] = _RUN_3
+                            b[p + 4] = 48 + a // 100
+                            b[p + 5] = 48 + a // 10 % 10
+                            b[p + 6] = 48 + a % 10
+                            p += 9
+                        else:
+                            b[p : p + 10] = _RUN_4
+                            put_int(b, p + 4, a)
+                            p += 10
+                        if s == e:
+                            k = off_end + s - a  # the last run, up to cell off_end
+                        if p + v - g > top:
+                            # no room past the run: its digits alone, then all of them again
+                            cut[k:] = b""
+                            b[p : p + k] = cut
+                            cut[:] = self._hex
+                            cut[v:] = b""
+                            g = 0
+                        else:
+                            b[p : p + v - g] = cut
+                        if mask:
+                            # line of sight: a cell of the square out of sight is sent as 0 (no
+                            # real cell has no open side)
+                            for c in range(a, a + k):
+                                if not self._seen(c):
+                                    b[p + c - a] = 48
+                        p += k
+                        s += w
+                        if s > e or (s == e and not off_end):
+                            break
+                        cut[0 : s - g] = b""
+                        a = g = s
+                        k = rlen
+                    cut[:] = self._cells  # the copy of the flags again
+                    b[q : q + 7] = _CELLS
+                    b[p] = 34  # '"'
+                    b[p + 1] = 93  # ']'
+                    b[p + 2] = 93
+                    p += 3
                 b[p] = 125  # '}'
                 p += 1
+                i += 1
+                if i >= count:
+                    break
+            if not count:
+                n = p - at
+                break
             self.obs_end = p
             n = count
             break
@@ -761,70 +847,3 @@ class Projector:
         return self._mask[
             (cell // w - here // w + _SIGHT_R) * _SIGHT_SIDE + cell % w - here % w + _SIGHT_R
         ]
-
-    # ---- the cells ---------------------------------------------------------------------------
-
-    def _put_cells(self, b, p, run, off, run_end, off_end):
-        """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
-        (exclusive); returns the position after its closing bracket."""
-        step = self._w
-        s = self._runs[0] + run * step  # where the run starts
-        e = self._runs[0] + run_end * step  # where run run_end starts
-        a = s + off  # the run's first cell
-        rlen = self._runs[1]
-        cut = self._cut
-        hexd = self._hex
-        mask = self._mask
-        n = rlen - off  # the first run's cells, if it is not the last
-        start = p
-        p += 3  # each run opens with `"],[` (the first one's is turned into `,"c":[[`)
-        while True:
-            # [a,"digits"]: the opening with the digits of a poked in, then the cells'.
-            if a < 100:
-                if a < 10:
-                    b[p : p + 7] = _RUN
-                    b[p + 4] = 48 + a
-                    p += 7
-                else:
-                    b[p : p + 8] = _RUN_2
-                    b[p + 4] = 48 + a // 10
-                    b[p + 5] = 48 + a % 10
-                    p += 8
-            elif a < 1000:
-                b[p : p + 9] = _RUN_3
-                b[p + 4] = 48 + a // 100
-                b[p + 5] = 48 + a // 10 % 10
-                b[p + 6] = 48 + a % 10
-                p += 9
-            else:
-                b[p : p + 10] = _RUN_4
-                put_int(b, p + 4, a)
-                p += 10
-            if s == e:
-                n = off_end + s - a  # the last run, up to cell off_end
-            # The digits of cells a..a+n-1: a slice of the maze's digits would be a new
-            # object, so the scratch buffer (the copy of the flags, made again below) takes all
-            # of them and drops the cells before a and after the run (a bytearray keeps its
-            # memory when it shrinks, and grows back into it), then is copied whole.
-            cut[:] = hexd
-            cut[a + n :] = b""
-            cut[0:a] = b""
-            b[p : p + n] = cut
-            if mask:
-                # line of sight: a cell of the square out of sight is sent as 0 (no real cell
-                # has no open side)
-                for c in range(a, a + n):
-                    if not self._seen(c):
-                        b[p + c - a] = 48
-            p += n
-            s += step
-            if s > e or (s == e and not off_end):
-                break
-            a = s
-            n = rlen
-        cut[:] = self._cells  # the copy of the flags again
-        b[start : start + 7] = _CELLS
-        b[p] = 34  # '"'
-        b[p + 1] = 93  # ']'
-        b[p + 2] = 93
-        return p + 3
