@@ -231,7 +231,7 @@ class Projector:
         self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
         # Line of sight: each seat's mask of its square (made by its first such view), its
         # last two bytes what it was made for (cell * 16 + radius + 1, 0: nothing); _mask: the
-        # view's, or None.
+        # last view's under line of sight (for _seen).
         self._sights = [None, None, None]
         self._mask = None
         # The objects' generation: +1 whenever the match's obj_present or obj_cell differ
@@ -240,17 +240,13 @@ class Projector:
         self._gen_present = None
         self._gen_cells = None
         # The maze: its hex digits, and a copy of the flags they were made from, which is the
-        # scratch buffer for copying some of the digits too (see begin); _cells: the
-        # flags of the view being written.
+        # scratch buffer for copying some of the digits too (see begin); _w: the width of the
+        # maze of the last view under line of sight (for _seen).
         self._hex = None
         self._cut = None
-        self._cells = None
         self._w = 0
-        # The view being written: the envelope up to "i": (its bytes), the seat's cell (the
-        # centre of its square) and the objects' last change (see begin), its cells as runs,
-        # run r from cell first + r * width, rlen cells each (a player's rows; one run for whole
-        # rows or the whole maze).
-        self._pre_len = 0
+        # The view being written: the seat's cell (the centre of its square) and the objects'
+        # last change (see begin).
         self._sq = [0, -1]
         # Where each chunk starts: run index and offset in that run (entry count: the end).
         self._c_run = bytearray(MAX_CHUNKS + 1)
@@ -290,10 +286,9 @@ class Projector:
             # use most; named here, where it costs nothing on the way through)
             b = p = t = q = key = seat = here = i = k = v = c = a = 0
             raise ValueError("role must be 1, 2 or OBSERVER")
-        self._cells = match.cells
-        if self._cut != self._cells:
-            self._load_maze(self._cells)
-        w = self._w = match.width
+        if self._cut != match.cells:
+            self._load_maze(match.cells)
+        w = match.width
         h = match.height
         present = match.obj_present
         cells = match.obj_cell
@@ -315,13 +310,14 @@ class Projector:
             self._gen = (self._gen + 1) & 0xFFFF
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
-        mask = self._mask = None
+        mask = None
         sq = self._sq
         if role:
             here = sq[0] = match.pos[role]
             r = match.rules[1] if match.vision[role] else match.rules[0]  # match.radius()
             if match.rules[5] and not match.vision[role]:
                 mask = self._mask = self._sight(match, role, here, r)
+                self._w = w  # (and _mask: for _seen)
             hx = here % w
             hy = here // w
             x0 = hx - r if hx > r else 0
@@ -381,7 +377,7 @@ class Projector:
                     p += 1
                     t //= 10
                 p = key[4]
-                self._pre_len = p - 13 - at
+                pre = p - 13 - at
             else:
                 # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":0,"n":1,"st":
                 # (a longer view's count is poked in later)
@@ -399,7 +395,7 @@ class Projector:
                 p = put_int(b, p + 5, match.meeting_seq)
                 b[p : p + 5] = _ENV_I
                 p += 5
-                self._pre_len = p - at
+                pre = p - at
                 b[p : p + 13] = _ENV_0
                 b[p + 6] = 49
                 p += 13
@@ -632,7 +628,7 @@ class Projector:
                     count += 1
                     if run >= nruns:
                         break
-                    used = self._pre_len + 8
+                    used = pre + 8
                 self._c_run[count] = run
                 self._c_off[count] = off
                 gap = self._gap
@@ -655,7 +651,7 @@ class Projector:
                 # Record 0's count, then each record's cells (and after record 0 its envelope:
                 # record 0's up to "i":, i and the count), each record after its gap.
                 self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
-                b[at + self._pre_len + 6] = 48 + count
+                b[at + pre + 6] = 48 + count
                 self._obs_at[0] = _GAP
             else:
                 run = off = off_end = 0
@@ -670,7 +666,7 @@ class Projector:
                         p += gap(lens[i]) if gap else 0
                         self._obs_at[i] = p
                         b[p : p + _PRE_MAX] = self._obs_pre
-                        p += self._pre_len
+                        p += pre
                         b[p] = 48 + i
                         b[p + 1 : p + 6] = _ENV_N
                         b[p + 6] = 48 + count
@@ -747,7 +743,7 @@ class Projector:
                         cut[0 : s - g] = b""
                         a = g = s
                         k = rlen
-                    cut[:] = self._cells  # the copy of the flags again
+                    cut[:] = match.cells  # the copy of the flags again
                     b[q : q + 7] = _CELLS
                     b[p] = 34  # '"'
                     b[p + 1] = 93  # ']'
