@@ -227,8 +227,9 @@ class Projector:
         # where the status starts, its bytes, the observer's count (a seat's view is one
         # record: its bytes), the seat's cell under line of sight (the same square may show
         # other cells, else -1), then a seat's members in the status (see begin): the
-        # seat's, and for the observer seat 1's and seat 2's (-1: not known)].
-        self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
+        # seat's, and for the observer seat 1's and seat 2's (-1: not known), then the state
+        # sequence written in the buffer and where its last digit is].
+        self._keys = ([-1] * 14, [-1] * 14, [-1] * 14)
         # Line of sight: each seat's mask of its square (made by its first such view), its
         # last two bytes what it was made for (cell * 16 + radius + 1, 0: nothing); _mask: the
         # last view's under line of sight (for _seen).
@@ -248,9 +249,9 @@ class Projector:
         # The view being written: the seat's cell (the centre of its square) and the objects'
         # last change (see begin).
         self._sq = [0, -1]
-        # Where each chunk starts: run index and offset in that run (entry count: the end).
-        self._c_run = bytearray(MAX_CHUNKS + 1)
-        self._c_off = [0] * (MAX_CHUNKS + 1)
+        # Where each chunk starts: run index * 1024 + offset in that run (entry count: the
+        # end; a run has at most 32 * 32 cells, rules.MAX_SIDE).
+        self._chunks = [0] * (MAX_CHUNKS + 1)
 
     # ---- the gateway's API ----------------------------------------------------------------
 
@@ -368,14 +369,21 @@ class Projector:
                 kept = same = False
                 self._keys[2][2] = self._keys[2][8] = key[8] = key[10] = -1
         while True:
+            last = 0
             if kept:
-                # the state sequence's digits over the old ones (as many: key[2] = 10 ** that)
-                p = at + _ENV_V_LEN
-                t = key[2] // 10
-                while t:
-                    b[p] = 48 + seq // t % 10
-                    p += 1
-                    t //= 10
+                # the state sequence's digits over the old ones (as many: key[2] = 10 ** that);
+                # only the last one when the others are those of the one written there
+                if seq // 10 == key[12] // 10:
+                    last = key[13]
+                    b[last] = 48 + seq % 10
+                else:
+                    p = at + _ENV_V_LEN
+                    t = key[2] // 10
+                    while t:
+                        b[p] = 48 + seq // t % 10
+                        p += 1
+                        t //= 10
+                key[12] = seq
                 p = key[4]
                 pre = p - 13 - at
             else:
@@ -383,6 +391,8 @@ class Projector:
                 # (a longer view's count is poked in later)
                 p = put(b, at, _ENV_V)
                 p = put_int(b, p, seq)
+                key[12] = seq
+                key[13] = p - 1
                 b[p : p + 6] = _ENV_R
                 p = put(b, p + 6, _ROLES[role])
                 b[p : p + 8] = _ENV_PH
@@ -519,7 +529,10 @@ class Projector:
                 n = key[6]
                 if not role:
                     for i in range(1, n):
-                        put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
+                        if last:
+                            b[self._obs_at[i] + last - at] = b[last]
+                        else:
+                            put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
                 break
             key[2] = 0
             key[5] = p - st  # (the status's bytes)
@@ -597,17 +610,16 @@ class Projector:
                 # size), written again in obs (the seat's members in key then describe obs).
                 # The plan: record 0's head (the status and the objects always fit there) and
                 # the cell runs packed greedily into records: record i's cells from cell
-                # _c_off[i] of run _c_run[i], lens[i] bytes; each record after the first has the
-                # envelope (up to "i":, then its digit, `,"n":`, that of n and the closing
-                # brace) before its cells.
+                # _chunks[i] & 1023 of run _chunks[i] >> 10, lens[i] bytes; each record after the
+                # first has the envelope (up to "i":, then its digit, `,"n":`, that of n and the
+                # closing brace) before its cells.
                 lens = self._obs_lens
                 used = p - at + 1
                 run = off = count = 0
                 while True:
                     if count >= MAX_CHUNKS or used > RECORD_MAX:
                         raise ValueError("view too large")
-                    self._c_run[count] = run
-                    self._c_off[count] = off
+                    self._chunks[count] = run * 1024 + off
                     first = True
                     while run < nruns:
                         # [first,"hex..."] plus the member's opening and closing, or a comma.
@@ -629,8 +641,7 @@ class Projector:
                     if run >= nruns:
                         break
                     used = pre + 8
-                self._c_run[count] = run
-                self._c_off[count] = off
+                self._chunks[count] = run * 1024 + off
                 gap = self._gap
                 n = _GAP + _SLACK
                 for i in range(count):
@@ -671,10 +682,12 @@ class Projector:
                         b[p + 1 : p + 6] = _ENV_N
                         b[p + 6] = 48 + count
                         p += 7
-                    run = self._c_run[i]
-                    off = self._c_off[i]
-                    run_end = self._c_run[i + 1]
-                    off_end = self._c_off[i + 1]
+                    t = self._chunks[i]
+                    run = t >> 10
+                    off = t & 1023
+                    t = self._chunks[i + 1]
+                    run_end = t >> 10
+                    off_end = t & 1023
                 if run < run_end or (run == run_end and off < off_end):
                     # The cells member from cell off of run `run` to cell off_end of run
                     # run_end (exclusive): [a,"digits"] for each run, a its first cell.
