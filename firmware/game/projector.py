@@ -62,6 +62,10 @@ _ENV_0 = const(b'0,"n":0,"st":')  # record 0's i, n (poked in) and the status me
 _ROLES = const((b"obs", b"p1", b"p2"))
 _PHASES = const((b"waiting", b"countdown", b"active", b"finished"))
 _RESULTS = const((b"none", b"win", b"draw", b"forfeit"))
+_RES_END = const(b"\r\x0c\r\x10")  # a result's bytes and the 9 of `","win":W` after it
+# game.rules' numbers, as private consts (their values in the bytecode, not a global's lookup)
+_RECORD_MAX = const(512)
+_NO_BEARING = const(255)
 
 # Payload members, in this order after the envelope: status (record 0), objects (record 0:
 # they always fit there), cells.
@@ -196,12 +200,12 @@ class Projector:
         self.headroom = headroom
         self._gap = gap
         # A store per seat, with the seat's last view of one record (buf: its bytes).
-        size = headroom + RECORD_MAX
+        size = headroom + _RECORD_MAX
         self._stores = (None, bytearray(size), bytearray(size))
         self._bufs = (
             None,
-            memoryview(self._stores[1])[headroom : headroom + RECORD_MAX],
-            memoryview(self._stores[2])[headroom : headroom + RECORD_MAX],
+            memoryview(self._stores[1])[headroom : headroom + _RECORD_MAX],
+            memoryview(self._stores[2])[headroom : headroom + _RECORD_MAX],
         )
         self.store = self._stores[1]
         self.buf = self._bufs[1]
@@ -363,7 +367,7 @@ class Projector:
         else:
             b = self.obs
             at = _GAP
-            if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
+            if b is None or len(b) < _GAP + _RECORD_MAX + _SLACK:
                 b = self._stores[2]
                 at = self.headroom
                 kept = same = False
@@ -467,7 +471,7 @@ class Projector:
                         b[p + 14] = 48 + c
                         p += 15
                     else:
-                        p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
+                        p = put_int(b, p + 14, -1 if c == _NO_BEARING else c)
                     b[p : p + 14] = _S_XO_XD
                     b[p + 6] = 48 + xo
                     b[p + 13] = 48 + xd
@@ -497,15 +501,15 @@ class Projector:
                 p += 2
                 seat = 2
                 i = 10
-            t = _RESULTS[match.result]
+            t = match.result
             if kept:
-                p += len(t) + 9
+                p += _RES_END[t]
             else:
-                b[p : p + len(t)] = t
-                p += len(t)
-                b[p : p + 8] = _S_WIN
-                b[p + 8] = 48 + match.winner  # a seat or 0
-                p += 9
+                q = p + _RES_END[t] - 9
+                b[p:q] = _RESULTS[t]
+                b[q : q + 8] = _S_WIN
+                b[q + 8] = 48 + match.winner  # a seat or 0
+                p = q + 9
             if role:
                 # The opponent: while in the maze and in the square (the test of visible()).
                 seat = 3 - role
@@ -594,13 +598,13 @@ class Projector:
             count = 0  # (0: one record, in the seat's store)
             if role and b is not self.obs:
                 n = 6 + nruns * (10 + rlen)
-                if p + n >= at + RECORD_MAX:
+                if p + n >= at + _RECORD_MAX:
                     n = 6 + nruns * (7 + rlen)
                     t = lo + (nruns - 1) * w
                     for q in (10, 100, 1000):
                         if t >= q:
                             n += nruns if lo >= q else nruns - (q - 1 - lo) // w - 1
-                if p + n >= at + RECORD_MAX:
+                if p + n >= at + _RECORD_MAX:
                     count = 1
             else:
                 count = 1
@@ -617,14 +621,14 @@ class Projector:
                 used = p - at + 1
                 run = off = count = 0
                 while True:
-                    if count >= MAX_CHUNKS or used > RECORD_MAX:
+                    if count >= MAX_CHUNKS or used > _RECORD_MAX:
                         raise ValueError("view too large")
                     self._chunks[count] = run * 1024 + off
                     first = True
                     while run < nruns:
                         # [first,"hex..."] plus the member's opening and closing, or a comma.
                         over = ndigits(lo + run * w + off) + (12 if first else 6)
-                        room = RECORD_MAX - used - over
+                        room = _RECORD_MAX - used - over
                         if room < 1:
                             break
                         first = False
