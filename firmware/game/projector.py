@@ -695,24 +695,24 @@ class Projector:
                 if run < run_end or (run == run_end and off < off_end):
                     # The cells member from cell off of run `run` to cell off_end of run
                     # run_end (exclusive): [a,"digits"] for each run, a its first cell.
-                    s = lo + run * w  # where the run starts
-                    e = lo + run_end * w  # where run run_end starts
-                    a = s + off
-                    k = rlen - off  # the first run's cells, if it is not the last
+                    a = lo + run * w + off  # the run's first cell
+                    k = rlen - off  # its cells, if it is not the last
+                    j = w - off  # cells from its first to the next run's
+                    # after the last cell written here
+                    v = lo + run_end * w + (off_end if off_end else rlen - w)
+                    d = v - a  # cells from the run's first to there
                     q = p
                     p += 3  # each run opens with `"],[` (the first's turned into `,"c":[[`)
                     # The digits: a slice of the maze's digits would be a new object, so the
                     # scratch buffer (the copy of the flags, made again below) takes all of
-                    # them and drops the cells after the last one written here and before cell
-                    # g = a (a bytearray keeps its memory when it shrinks, and grows back into
-                    # it). Each run copies it whole, from its first cell on: the digits after
-                    # the run's are written over by what follows (when b has room for them);
-                    # then the cells up to the next run's first are dropped.
-                    v = e + off_end if off_end else e - w + rlen  # after the last cell here
+                    # them and drops the cells from v on and before a (a bytearray keeps its
+                    # memory when it shrinks, and grows back into it). Each run copies the d
+                    # digits left whole: those after the run's are written over by what
+                    # follows (when b has room for them); then the j cells up to the next run's
+                    # first are dropped.
                     cut[:] = self._hex
                     cut[v:] = b""
                     cut[0:a] = b""
-                    g = a
                     while True:
                         # [a,"digits"]: the opening with the digits of a poked in, then the
                         # cells'.
@@ -736,17 +736,22 @@ class Projector:
                             b[p : p + 10] = _RUN_4
                             put_int(b, p + 4, a)
                             p += 10
-                        if s == e:
-                            k = off_end + s - a  # the last run, up to cell off_end
-                        if p + v - g > top:
-                            # no room past the run: its digits alone, then all of them again
+                        if d <= k:
+                            # the last run: the digits left are its own
+                            k = d
+                            j = 0
+                            b[p : p + d] = cut
+                        elif p + d > top:
+                            # no room past the run: its digits alone, then the rest again from
+                            # the next run's first
                             cut[k:] = b""
                             b[p : p + k] = cut
                             cut[:] = self._hex
                             cut[v:] = b""
-                            g = 0
+                            cut[0 : a + j] = b""
                         else:
-                            b[p : p + v - g] = cut
+                            b[p : p + d] = cut
+                            cut[0:j] = b""
                         if mask:
                             # line of sight: a cell of the square out of sight is sent as 0 (no
                             # real cell has no open side)
@@ -754,12 +759,12 @@ class Projector:
                                 if not self._seen(c):
                                     b[p + c - a] = 48
                         p += k
-                        s += w
-                        if s > e or (s == e and not off_end):
+                        if not j:
                             break
-                        cut[0 : s - g] = b""
-                        a = g = s
+                        a += j
+                        d -= j
                         k = rlen
+                        j = w
                     cut[:] = match.cells  # the copy of the flags again
                     b[q : q + 7] = _CELLS
                     b[p] = 34  # '"'
