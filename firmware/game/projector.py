@@ -250,8 +250,8 @@ class Projector:
         self._hex = None
         self._cut = None
         self._w = 0
-        # The view being written: the seat's cell (the centre of its square) and the objects'
-        # last change (see begin).
+        # The seat's cell (the centre of its square) of the last view under line of sight (for
+        # _seen) and the objects' last change (see begin).
         self._sq = [0, -1]
         # Where each chunk starts: run index * 1024 + offset in that run (entry count: the
         # end; a run has at most 32 * 32 cells, rules.MAX_SIDE).
@@ -316,13 +316,14 @@ class Projector:
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
         mask = None
-        sq = self._sq
+        sq = -1  # the seat's cell under line of sight (its mask's centre), else -1
         if role:
-            here = sq[0] = match.pos[role]
+            here = match.pos[role]
             r = match.rules[1] if match.vision[role] else match.rules[0]  # match.radius()
             if match.rules[5] and not match.vision[role]:
                 mask = self._mask = self._sight(match, role, here, r)
-                self._w = w  # (and _mask: for _seen)
+                sq = self._sq[0] = here
+                self._w = w  # (and _mask, _sq[0]: for _seen)
             hx = here % w
             hy = here // w
             x0 = hx - r if hx > r else 0
@@ -344,11 +345,11 @@ class Projector:
         seq = match.state_seq
         env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
         kept = key[2] > seq and seq * 10 >= key[2] and key[3] == env
-        same = kept and key[1] == lo * 1024 + hi and key[7] == (sq[0] if mask else -1)
+        same = kept and key[1] == lo * 1024 + hi and key[7] == sq
         if same and key[0] != self._gen:
             # The objects changed: a seat's record that showed the generation before is still
             # the same if the one object that changed left and reached cells outside its square.
-            t = sq[1]
+            t = self._sq[1]
             same = role and t >= 0 and key[0] + 1 & 0xFFFF == self._gen
             if same:
                 q = t >> 12
@@ -797,7 +798,7 @@ class Projector:
             key[3] = env
             key[4] = st
             key[6] = n
-            key[7] = sq[0] if mask else -1
+            key[7] = sq
             key[0] = self._gen
         if b is self.obs:  # the observer's records, or a seat's of more than one
             self.out = b
@@ -807,9 +808,10 @@ class Projector:
             return n
         self._one_lens[0] = n
         self.out = b
-        self.at = self._one_at
-        self.lens = self._one_lens
-        self.count = 1
+        if self.count != 1 or self.at is not self._one_at:  # (unchanged after a seat's view)
+            self.at = self._one_at
+            self.lens = self._one_lens
+            self.count = 1
         return 1
 
     def forget(self):
@@ -834,8 +836,8 @@ class Projector:
         """Bytes of record i of the current view (at self.at[i] in self.out); allocation-free."""
         if i < 0 or i >= self.count:
             raise IndexError("record index out of range")
-        self.length = self.lens[i]
-        return self.length
+        n = self.length = self.lens[i]
+        return n
 
     # ---- the maze's digits ------------------------------------------------------------------
 
