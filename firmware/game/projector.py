@@ -471,8 +471,12 @@ class Projector:
                     if c < 10:
                         b[p + 14] = 48 + c
                         p += 15
+                    elif c == _NO_BEARING:
+                        b[p + 14] = 45  # -1
+                        b[p + 15] = 49
+                        p += 16
                     else:
-                        p = put_int(b, p + 14, -1 if c == _NO_BEARING else c)
+                        p = put_int(b, p + 14, c)
                     b[p : p + 14] = _S_XO_XD
                     b[p + 6] = 48 + xo
                     b[p + 13] = 48 + xd
