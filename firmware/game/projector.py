@@ -31,7 +31,7 @@
 # moved keeps its record's envelope (written again from the status on).
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
-from game.rules import NO_BEARING, PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
+from game.rules import PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
 
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
 MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view needs 4
