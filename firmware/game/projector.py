@@ -600,7 +600,7 @@ class Projector:
             # comma for each run, the member's opening around them. The digits of the runs'
             # first cells: one each, and one more for each that is at least 10, 100, 1000
             # (counted only when 4 each would not fit).
-            count = 0  # (0: one record, in the seat's store)
+            count = 1  # (0: one record, in the seat's store)
             if role and b is not self.obs:
                 n = 6 + nruns * (10 + rlen)
                 if p + n >= at + _RECORD_MAX:
@@ -609,10 +609,8 @@ class Projector:
                     for q in (10, 100, 1000):
                         if t >= q:
                             n += nruns if lo >= q else nruns - (q - 1 - lo) // w - 1
-                if p + n >= at + _RECORD_MAX:
-                    count = 1
-            else:
-                count = 1
+                if p + n < at + _RECORD_MAX:
+                    count = 0
             if count:
                 # More than one record (or the observer's): in obs, each after its gap. Where
                 # record 0's head is not there yet, or obs had to be made anew (to the view's
