@@ -226,14 +226,15 @@ class Projector:
         self.at = self._one_at
         self.lens = self._one_lens
         # What the last view of each role (observer, seat 1, seat 2) in its buffer shows:
-        # [objects generation, its square (lo * 1024 + hi), 10 ** the digits of the state
-        # sequence (0: nothing valid), ((meetings * 4 + phase) * 4 + result) * 4 + winner,
-        # where the status starts, its bytes, the observer's count (a seat's view is one
-        # record: its bytes), the seat's cell under line of sight (the same square may show
-        # other cells, else -1), then a seat's members in the status (see begin): the
-        # seat's, and for the observer seat 1's and seat 2's (-1: not known), then the state
-        # sequence written in the buffer and where its last digit is].
-        self._keys = ([-1] * 14, [-1] * 14, [-1] * 14)
+        # [objects generation, its square (lo * 1024 + hi; under line of sight -2 - the seat's
+        # cell * 16 - the radius: the same square may show other cells), 10 ** the digits of
+        # the state sequence (0: nothing valid), ((meetings * 4 + phase) * 4 + result) * 4 +
+        # winner, where the status starts * 4096 + where the state sequence's last digit is,
+        # the status's bytes, the observer's count (a seat's view is one record: its bytes),
+        # the state sequence written there, then a seat's members in the status (see begin):
+        # the seat's, and for the observer seat 1's and seat 2's (-1: not known)]. (12
+        # entries: 3 blocks of the heap each, 13 would take 4)
+        self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
         # Line of sight: each seat's mask of its square (made by its first such view), its
         # last two bytes what it was made for (cell * 16 + radius + 1, 0: nothing); _mask: the
         # last view's under line of sight (for _seen).
@@ -316,13 +317,12 @@ class Projector:
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
         mask = None
-        sq = -1  # the seat's cell under line of sight (its mask's centre), else -1
         if role:
             here = match.pos[role]
             r = match.rules[1] if match.vision[role] else match.rules[0]  # match.radius()
             if match.rules[5] and not match.vision[role]:
                 mask = self._mask = self._sight(match, role, here, r)
-                sq = self._sq[0] = here
+                self._sq[0] = here
                 self._w = w  # (and _mask, _sq[0]: for _seen)
             hx = here % w
             hy = here // w
@@ -336,6 +336,7 @@ class Projector:
             y1 = h - 1
         lo = y0 * w + x0
         hi = y1 * w + x1
+        sq = lo * 1024 + hi if mask is None else -2 - here * 16 - r  # (see self._keys)
         # The role's last view has the same envelope (kept) if it shows the same state sequence
         # width, phase, meetings and result (10 ** digits: the state sequence stays below
         # 10 ** 9): its envelope stays, the state sequence written over. If it also shows the
@@ -345,7 +346,7 @@ class Projector:
         seq = match.state_seq
         env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
         kept = key[2] > seq and seq * 10 >= key[2] and key[3] == env
-        same = kept and key[1] == lo * 1024 + hi and key[7] == sq
+        same = kept and key[1] == sq
         if same and key[0] != self._gen:
             # The objects changed: a seat's record that showed the generation before is still
             # the same if the one object that changed left and reached cells outside its square.
@@ -378,8 +379,8 @@ class Projector:
             if kept:
                 # the state sequence's digits over the old ones (as many: key[2] = 10 ** that);
                 # only the last one when the others are those of the one written there
-                if seq // 10 == key[12] // 10:
-                    last = key[13]
+                if seq // 10 == key[7] // 10:
+                    last = key[4] & 4095
                     b[last] = 48 + seq % 10
                 else:
                     p = at + _ENV_V_LEN
@@ -388,16 +389,16 @@ class Projector:
                         b[p] = 48 + seq // t % 10
                         p += 1
                         t //= 10
-                key[12] = seq
-                p = key[4]
+                key[7] = seq
+                p = key[4] >> 12
                 pre = p - 13 - at
             else:
                 # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":0,"n":1,"st":
                 # (a longer view's count is poked in later)
                 p = put(b, at, _ENV_V)
                 p = put_int(b, p, seq)
-                key[12] = seq
-                key[13] = p - 1
+                key[7] = seq
+                key[4] = p - 1  # (and where the status starts, when the view is done)
                 b[p : p + 6] = _ENV_R
                 p = put(b, p + 6, _ROLES[role])
                 b[p : p + 8] = _ENV_PH
@@ -792,15 +793,14 @@ class Projector:
         elif not key[2]:
             # What the view just written shows (see self._keys): its status is at st; n: the
             # observer's count, a seat's bytes.
-            key[1] = lo * 1024 + hi
+            key[1] = sq
             t = 10  # 10 ** ndigits(seq), without the call and the power
             while t <= seq:
                 t *= 10
             key[2] = t
             key[3] = env
-            key[4] = st
+            key[4] = st * 4096 + (key[4] & 4095)
             key[6] = n
-            key[7] = sq
             key[0] = self._gen
         if b is self.obs:  # the observer's records, or a seat's of more than one
             self.out = b
