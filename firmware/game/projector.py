@@ -233,7 +233,7 @@ class Projector:
         # the status's bytes, the observer's count (a seat's view is one record: its bytes),
         # the state sequence written there, then a seat's members in the status (see begin):
         # the seat's, and for the observer seat 1's and seat 2's (-1: not known)]. (12
-        # entries: 3 blocks of the heap each, 13 would take 4)
+        # entries: 3 blocks of the 32-bit heap each, 13 would take 4)
         self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
         # Line of sight: each seat's mask of its square (made by its first such view), its
         # last two bytes what it was made for (cell * 16 + radius + 1, 0: nothing); _mask: the
