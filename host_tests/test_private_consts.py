@@ -28,6 +28,7 @@ def _consts(path):
 COPIES = {
     "game.engine": ("game.rules",),
     "game.placement": ("game.rules",),
+    "game.projector": ("game.rules",),
     "game.replay": ("game.matchlog",),
     "net.gateway": ("net.frames", "net.match_host"),
     "net.journal": ("game.matchlog", "net.match_host"),
@@ -69,3 +70,4 @@ def test_projector_copies_of_the_rules_names():
         (projector._RESULTS, rules.RESULT_NAMES),
     ):
         assert mine == tuple(name.encode() for name in names)
+    assert projector._RES_END == bytes(len(name) + 9 for name in rules.RESULT_NAMES)

@@ -31,7 +31,7 @@
 # moved keeps its record's envelope (written again from the status on).
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
-from game.rules import NO_BEARING, PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
+from game.rules import PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
 
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
 MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view needs 4
@@ -62,6 +62,10 @@ _ENV_0 = const(b'0,"n":0,"st":')  # record 0's i, n (poked in) and the status me
 _ROLES = const((b"obs", b"p1", b"p2"))
 _PHASES = const((b"waiting", b"countdown", b"active", b"finished"))
 _RESULTS = const((b"none", b"win", b"draw", b"forfeit"))
+_RES_END = const(b"\r\x0c\r\x10")  # a result's bytes and the 9 of `","win":W` after it
+# game.rules' numbers, as private consts (their values in the bytecode, not a global's lookup)
+_RECORD_MAX = const(512)
+_NO_BEARING = const(255)
 
 # Payload members, in this order after the envelope: status (record 0), objects (record 0:
 # they always fit there), cells.
@@ -196,12 +200,12 @@ class Projector:
         self.headroom = headroom
         self._gap = gap
         # A store per seat, with the seat's last view of one record (buf: its bytes).
-        size = headroom + RECORD_MAX
+        size = headroom + _RECORD_MAX
         self._stores = (None, bytearray(size), bytearray(size))
         self._bufs = (
             None,
-            memoryview(self._stores[1])[headroom : headroom + RECORD_MAX],
-            memoryview(self._stores[2])[headroom : headroom + RECORD_MAX],
+            memoryview(self._stores[1])[headroom : headroom + _RECORD_MAX],
+            memoryview(self._stores[2])[headroom : headroom + _RECORD_MAX],
         )
         self.store = self._stores[1]
         self.buf = self._bufs[1]
@@ -222,16 +226,18 @@ class Projector:
         self.at = self._one_at
         self.lens = self._one_lens
         # What the last view of each role (observer, seat 1, seat 2) in its buffer shows:
-        # [objects generation, its square (lo * 1024 + hi), 10 ** the digits of the state
-        # sequence (0: nothing valid), ((meetings * 4 + phase) * 4 + result) * 4 + winner,
-        # where the status starts, its bytes, the observer's count (a seat's view is one
-        # record: its bytes), the seat's cell under line of sight (the same square may show
-        # other cells, else -1), then a seat's members in the status (see begin): the
-        # seat's, and for the observer seat 1's and seat 2's (-1: not known)].
+        # [objects generation, its square (lo * 1024 + hi; under line of sight -2 - the seat's
+        # cell * 16 - the radius: the same square may show other cells), 10 ** the digits of
+        # the state sequence (0: nothing valid), ((meetings * 4 + phase) * 4 + result) * 4 +
+        # winner, where the status starts * 4096 + where the state sequence's last digit is,
+        # the status's bytes, the observer's count (a seat's view is one record: its bytes),
+        # the state sequence written there, then a seat's members in the status (see begin):
+        # the seat's, and for the observer seat 1's and seat 2's (-1: not known)]. (12
+        # entries: 3 blocks of the 32-bit heap each, 13 would take 4)
         self._keys = ([-1] * 12, [-1] * 12, [-1] * 12)
         # Line of sight: each seat's mask of its square (made by its first such view), its
         # last two bytes what it was made for (cell * 16 + radius + 1, 0: nothing); _mask: the
-        # view's, or None.
+        # last view's under line of sight (for _seen).
         self._sights = [None, None, None]
         self._mask = None
         # The objects' generation: +1 whenever the match's obj_present or obj_cell differ
@@ -240,22 +246,17 @@ class Projector:
         self._gen_present = None
         self._gen_cells = None
         # The maze: its hex digits, and a copy of the flags they were made from, which is the
-        # scratch buffer for copying some of the digits too (see _put_cells); _cells: the
-        # flags of the view being written.
+        # scratch buffer for copying some of the digits too (see begin); _w: the width of the
+        # maze of the last view under line of sight (for _seen).
         self._hex = None
         self._cut = None
-        self._cells = None
         self._w = 0
-        # The view being written: the envelope up to "i": (its bytes), the seat's cell (the
-        # centre of its square) and the objects' last change (see begin), its cells as runs,
-        # run r from cell first + r * width, rlen cells each (a player's rows; one run for whole
-        # rows or the whole maze).
-        self._pre_len = 0
+        # The seat's cell (the centre of its square) of the last view under line of sight (for
+        # _seen) and the objects' last change (see begin).
         self._sq = [0, -1]
-        self._runs = [0, 0]  # first, rlen
-        # Where each chunk starts: run index and offset in that run (entry count: the end).
-        self._c_run = bytearray(MAX_CHUNKS + 1)
-        self._c_off = [0] * (MAX_CHUNKS + 1)
+        # Where each chunk starts: run index * 1024 + offset in that run (entry count: the
+        # end; a run has at most 32 * 32 cells, rules.MAX_SIDE).
+        self._chunks = [0] * (MAX_CHUNKS + 1)
 
     # ---- the gateway's API ----------------------------------------------------------------
 
@@ -291,10 +292,9 @@ class Projector:
             # use most; named here, where it costs nothing on the way through)
             b = p = t = q = key = seat = here = i = k = v = c = a = 0
             raise ValueError("role must be 1, 2 or OBSERVER")
-        self._cells = match.cells
-        if self._cut != self._cells:
-            self._load_maze(self._cells)
-        w = self._w = match.width
+        if self._cut != match.cells:
+            self._load_maze(match.cells)
+        w = match.width
         h = match.height
         present = match.obj_present
         cells = match.obj_cell
@@ -316,13 +316,14 @@ class Projector:
             self._gen = (self._gen + 1) & 0xFFFF
         # The square: the seat's (only what it may see is written: nothing hidden even
         # reaches a buffer), or the whole maze.
-        mask = self._mask = None
-        sq = self._sq
+        mask = None
         if role:
-            here = sq[0] = match.pos[role]
+            here = match.pos[role]
             r = match.rules[1] if match.vision[role] else match.rules[0]  # match.radius()
             if match.rules[5] and not match.vision[role]:
                 mask = self._mask = self._sight(match, role, here, r)
+                self._sq[0] = here
+                self._w = w  # (and _mask, _sq[0]: for _seen)
             hx = here % w
             hy = here // w
             x0 = hx - r if hx > r else 0
@@ -335,6 +336,7 @@ class Projector:
             y1 = h - 1
         lo = y0 * w + x0
         hi = y1 * w + x1
+        sq = lo * 1024 + hi if mask is None else -2 - here * 16 - r  # (see self._keys)
         # The role's last view has the same envelope (kept) if it shows the same state sequence
         # width, phase, meetings and result (10 ** digits: the state sequence stays below
         # 10 ** 9): its envelope stays, the state sequence written over. If it also shows the
@@ -344,11 +346,11 @@ class Projector:
         seq = match.state_seq
         env = ((match.meeting_seq * 4 + match.phase) * 4 + match.result) * 4 + match.winner
         kept = key[2] > seq and seq * 10 >= key[2] and key[3] == env
-        same = kept and key[1] == lo * 1024 + hi and key[7] == (sq[0] if mask else -1)
+        same = kept and key[1] == sq
         if same and key[0] != self._gen:
             # The objects changed: a seat's record that showed the generation before is still
             # the same if the one object that changed left and reached cells outside its square.
-            t = sq[1]
+            t = self._sq[1]
             same = role and t >= 0 and key[0] + 1 & 0xFFFF == self._gen
             if same:
                 q = t >> 12
@@ -367,27 +369,36 @@ class Projector:
         else:
             b = self.obs
             at = _GAP
-            if b is None or len(b) < _GAP + RECORD_MAX + _SLACK:
+            if b is None or len(b) < _GAP + _RECORD_MAX + _SLACK:
                 b = self._stores[2]
                 at = self.headroom
                 kept = same = False
                 self._keys[2][2] = self._keys[2][8] = key[8] = key[10] = -1
         while True:
+            last = 0
             if kept:
-                # the state sequence's digits over the old ones (as many: key[2] = 10 ** that)
-                p = at + _ENV_V_LEN
-                t = key[2] // 10
-                while t:
-                    b[p] = 48 + seq // t % 10
-                    p += 1
-                    t //= 10
-                p = key[4]
-                self._pre_len = p - 13 - at
+                # the state sequence's digits over the old ones (as many: key[2] = 10 ** that);
+                # only the last one when the others are those of the one written there
+                if seq // 10 == key[7] // 10:
+                    last = key[4] & 4095
+                    b[last] = 48 + seq % 10
+                else:
+                    p = at + _ENV_V_LEN
+                    t = key[2] // 10
+                    while t:
+                        b[p] = 48 + seq // t % 10
+                        p += 1
+                        t //= 10
+                key[7] = seq
+                p = key[4] >> 12
+                pre = p - 13 - at
             else:
                 # {"v":1,"t":"view","s":S,"r":"R","ph":"P","w":W,"h":H,"m":M,"i":0,"n":1,"st":
                 # (a longer view's count is poked in later)
                 p = put(b, at, _ENV_V)
                 p = put_int(b, p, seq)
+                key[7] = seq
+                key[4] = p - 1  # (and where the status starts, when the view is done)
                 b[p : p + 6] = _ENV_R
                 p = put(b, p + 6, _ROLES[role])
                 b[p : p + 8] = _ENV_PH
@@ -400,7 +411,7 @@ class Projector:
                 p = put_int(b, p + 5, match.meeting_seq)
                 b[p : p + 5] = _ENV_I
                 p += 5
-                self._pre_len = p - at
+                pre = p - at
                 b[p : p + 13] = _ENV_0
                 b[p + 6] = 49
                 p += 13
@@ -461,8 +472,12 @@ class Projector:
                     if c < 10:
                         b[p + 14] = 48 + c
                         p += 15
+                    elif c == _NO_BEARING:
+                        b[p + 14] = 45  # -1
+                        b[p + 15] = 49
+                        p += 16
                     else:
-                        p = put_int(b, p + 14, -1 if c == NO_BEARING else c)
+                        p = put_int(b, p + 14, c)
                     b[p : p + 14] = _S_XO_XD
                     b[p + 6] = 48 + xo
                     b[p + 13] = 48 + xd
@@ -492,15 +507,15 @@ class Projector:
                 p += 2
                 seat = 2
                 i = 10
-            t = _RESULTS[match.result]
+            t = match.result
             if kept:
-                p += len(t) + 9
+                p += _RES_END[t]
             else:
-                b[p : p + len(t)] = t
-                p += len(t)
-                b[p : p + 8] = _S_WIN
-                b[p + 8] = 48 + match.winner  # a seat or 0
-                p += 9
+                q = p + _RES_END[t] - 9
+                b[p:q] = _RESULTS[t]
+                b[q : q + 8] = _S_WIN
+                b[q + 8] = 48 + match.winner  # a seat or 0
+                p = q + 9
             if role:
                 # The opponent: while in the maze and in the square (the test of visible()).
                 seat = 3 - role
@@ -524,7 +539,10 @@ class Projector:
                 n = key[6]
                 if not role:
                     for i in range(1, n):
-                        put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
+                        if last:
+                            b[self._obs_at[i] + last - at] = b[last]
+                        else:
+                            put_int(b, self._obs_at[i] + _ENV_V_LEN, seq)
                 break
             key[2] = 0
             key[5] = p - st  # (the status's bytes)
@@ -578,103 +596,193 @@ class Projector:
             if x0 == 0 and x1 == w - 1:
                 rlen = hi + 1 - lo
                 nruns = 1
-            self._runs[0] = lo
-            self._runs[1] = rlen
             # The cells: a seat's view in one record, in its store, if it fits (with the
             # closing brace). Bytes of the cells member in one record: [first,"digits"] and a
             # comma for each run, the member's opening around them. The digits of the runs'
             # first cells: one each, and one more for each that is at least 10, 100, 1000
             # (counted only when 4 each would not fit).
+            count = 1  # (0: one record, in the seat's store)
             if role and b is not self.obs:
                 n = 6 + nruns * (10 + rlen)
-                if p + n >= at + RECORD_MAX:
+                if p + n >= at + _RECORD_MAX:
                     n = 6 + nruns * (7 + rlen)
                     t = lo + (nruns - 1) * w
                     for q in (10, 100, 1000):
                         if t >= q:
                             n += nruns if lo >= q else nruns - (q - 1 - lo) // w - 1
-                if p + n < at + RECORD_MAX:
-                    p = self._put_cells(b, p, 0, 0, nruns, 0)
-                    b[p] = 125  # '}'
-                    n = p + 1 - at
-                    break
-            # More than one record (or the observer's): in obs, each after its gap. Where
-            # record 0's head is not there yet, or obs had to be made anew (to the view's
-            # size), written again in obs (the seat's members in key then describe obs).
-            # The plan: record 0's head (the status and the objects always fit there) and the
-            # cell runs packed greedily into records: record i's cells from cell _c_off[i] of
-            # run _c_run[i], lens[i] bytes; each record after the first has the envelope (up to
-            # "i":, then its digit, `,"n":`, that of n and the closing brace) before its cells.
-            lens = self._obs_lens
-            used = p - at + 1
-            run = off = count = 0
+                if p + n < at + _RECORD_MAX:
+                    count = 0
+            if count:
+                # More than one record (or the observer's): in obs, each after its gap. Where
+                # record 0's head is not there yet, or obs had to be made anew (to the view's
+                # size), written again in obs (the seat's members in key then describe obs).
+                # The plan: record 0's head (the status and the objects always fit there) and
+                # the cell runs packed greedily into records: record i's cells from cell
+                # _chunks[i] & 1023 of run _chunks[i] >> 10, lens[i] bytes; each record after the
+                # first has the envelope (up to "i":, then its digit, `,"n":`, that of n and the
+                # closing brace) before its cells.
+                lens = self._obs_lens
+                used = p - at + 1
+                run = off = count = 0
+                while True:
+                    if count >= MAX_CHUNKS or used > _RECORD_MAX:
+                        raise ValueError("view too large")
+                    self._chunks[count] = run * 1024 + off
+                    first = True
+                    while run < nruns:
+                        # [first,"hex..."] plus the member's opening and closing, or a comma.
+                        over = ndigits(lo + run * w + off) + (12 if first else 6)
+                        room = _RECORD_MAX - used - over
+                        if room < 1:
+                            break
+                        first = False
+                        if rlen - off <= room:
+                            used += over + rlen - off
+                            run += 1
+                            off = 0
+                        else:
+                            used += over + room  # the run goes on in the next record
+                            off += room
+                            break
+                    lens[count] = used
+                    count += 1
+                    if run >= nruns:
+                        break
+                    used = pre + 8
+                self._chunks[count] = run * 1024 + off
+                gap = self._gap
+                n = _GAP + _SLACK
+                for i in range(count):
+                    n += lens[i] + (gap(lens[i]) if gap else 0)
+                if self.obs is None or len(self.obs) < n:
+                    # (let the old buffer go first; room to grow a little; what it showed is
+                    # gone)
+                    self.obs = self._obs_pre = None
+                    self.obs = bytearray(n + 32)
+                    self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
+                    b = None
+                if b is not self.obs:
+                    b = self.obs
+                    at = _GAP
+                    kept = same = False
+                    self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
+                    continue
+                # Record 0's count, then each record's cells (and after record 0 its envelope:
+                # record 0's up to "i":, i and the count), each record after its gap.
+                self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
+                b[at + pre + 6] = 48 + count
+                self._obs_at[0] = _GAP
+            else:
+                run = off = off_end = 0
+                run_end = nruns
+            # The records' cells (one record in a seat's store: count 0).
+            cut = self._cut
+            top = len(b)
+            i = 0
             while True:
-                if count >= MAX_CHUNKS or used > RECORD_MAX:
-                    raise ValueError("view too large")
-                self._c_run[count] = run
-                self._c_off[count] = off
-                first = True
-                while run < nruns:
-                    # [first,"hex..."] plus the member's opening and closing, or a comma.
-                    over = ndigits(lo + run * w + off) + (12 if first else 6)
-                    room = RECORD_MAX - used - over
-                    if room < 1:
-                        break
-                    first = False
-                    if rlen - off <= room:
-                        used += over + rlen - off
-                        run += 1
-                        off = 0
-                    else:
-                        used += over + room  # the run goes on in the next record
-                        off += room
-                        break
-                lens[count] = used
-                count += 1
-                if run >= nruns:
-                    break
-                used = self._pre_len + 8
-            self._c_run[count] = run
-            self._c_off[count] = off
-            gap = self._gap
-            n = _GAP + _SLACK
-            for i in range(count):
-                n += lens[i] + (gap(lens[i]) if gap else 0)
-            if self.obs is None or len(self.obs) < n:
-                # (let the old buffer go first; room to grow a little; what it showed is gone)
-                self.obs = self._obs_pre = None
-                self.obs = bytearray(n + 32)
-                self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
-                b = None
-            if b is not self.obs:
-                b = self.obs
-                at = _GAP
-                kept = same = False
-                self._keys[0][2] = self._keys[0][8] = self._keys[0][10] = key[8] = -1
-                continue
-            # Record 0's count, then each record's cells (and after record 0 its envelope:
-            # record 0's up to "i":, i and the count), each record after its gap.
-            self.obs_start = _GAP - (gap(lens[0]) if gap else 0)
-            b[at + self._pre_len + 6] = 48 + count
-            self._obs_at[0] = _GAP
-            for i in range(count):
-                if i:
-                    p += gap(lens[i]) if gap else 0
-                    self._obs_at[i] = p
-                    b[p : p + _PRE_MAX] = self._obs_pre
-                    p += self._pre_len
-                    b[p] = 48 + i
-                    b[p + 1 : p + 6] = _ENV_N
-                    b[p + 6] = 48 + count
-                    p += 7
-                run = self._c_run[i]
-                off = self._c_off[i]
-                run_end = self._c_run[i + 1]
-                off_end = self._c_off[i + 1]
+                if count:
+                    if i:
+                        p += gap(lens[i]) if gap else 0
+                        self._obs_at[i] = p
+                        b[p : p + _PRE_MAX] = self._obs_pre
+                        p += pre
+                        b[p] = 48 + i
+                        b[p + 1 : p + 6] = _ENV_N
+                        b[p + 6] = 48 + count
+                        p += 7
+                    t = self._chunks[i]
+                    run = t >> 10
+                    off = t & 1023
+                    t = self._chunks[i + 1]
+                    run_end = t >> 10
+                    off_end = t & 1023
                 if run < run_end or (run == run_end and off < off_end):
-                    p = self._put_cells(b, p, run, off, run_end, off_end)
+                    # The cells member from cell off of run `run` to cell off_end of run
+                    # run_end (exclusive): [a,"digits"] for each run, a its first cell.
+                    a = lo + run * w + off  # the run's first cell
+                    k = rlen - off  # its cells, if it is not the last
+                    j = w - off  # cells from its first to the next run's
+                    # after the last cell written here
+                    v = lo + run_end * w + (off_end if off_end else rlen - w)
+                    d = v - a  # cells from the run's first to there
+                    q = p
+                    p += 3  # each run opens with `"],[` (the first's turned into `,"c":[[`)
+                    # The digits: a slice of the maze's digits would be a new object, so the
+                    # scratch buffer (the copy of the flags, made again below) takes all of
+                    # them and drops the cells from v on and before a (a bytearray keeps its
+                    # memory when it shrinks, and grows back into it). Each run copies the d
+                    # digits left whole: those after the run's are written over by what
+                    # follows (when b has room for them); then the j cells up to the next run's
+                    # first are dropped.
+                    cut[:] = self._hex
+                    cut[v:] = b""
+                    cut[0:a] = b""
+                    while True:
+                        # [a,"digits"]: the opening with the digits of a poked in, then the
+                        # cells'.
+                        if a < 100:
+                            if a < 10:
+                                b[p : p + 7] = _RUN
+                                b[p + 4] = 48 + a
+                                p += 7
+                            else:
+                                b[p : p + 8] = _RUN_2
+                                b[p + 4] = 48 + a // 10
+                                b[p + 5] = 48 + a % 10
+                                p += 8
+                        elif a < 1000:
+                            b[p : p + 9] = _RUN_3
+                            b[p + 4] = 48 + a // 100
+                            b[p + 5] = 48 + a // 10 % 10
+                            b[p + 6] = 48 + a % 10
+                            p += 9
+                        else:
+                            b[p : p + 10] = _RUN_4
+                            put_int(b, p + 4, a)
+                            p += 10
+                        if d <= k:
+                            # the last run: the digits left are its own
+                            k = d
+                            j = 0
+                            b[p : p + d] = cut
+                        elif p + d > top:
+                            # no room past the run: its digits alone, then the rest again from
+                            # the next run's first
+                            cut[k:] = b""
+                            b[p : p + k] = cut
+                            cut[:] = self._hex
+                            cut[v:] = b""
+                            cut[0 : a + j] = b""
+                        else:
+                            b[p : p + d] = cut
+                            cut[0:j] = b""
+                        if mask:
+                            # line of sight: a cell of the square out of sight is sent as 0 (no
+                            # real cell has no open side)
+                            for c in range(a, a + k):
+                                if not self._seen(c):
+                                    b[p + c - a] = 48
+                        p += k
+                        if not j:
+                            break
+                        a += j
+                        d -= j
+                        k = rlen
+                        j = w
+                    cut[:] = match.cells  # the copy of the flags again
+                    b[q : q + 7] = _CELLS
+                    b[p] = 34  # '"'
+                    b[p + 1] = 93  # ']'
+                    b[p + 2] = 93
+                    p += 3
                 b[p] = 125  # '}'
                 p += 1
+                i += 1
+                if i >= count:
+                    break
+            if not count:
+                n = p - at
+                break
             self.obs_end = p
             n = count
             break
@@ -685,15 +793,14 @@ class Projector:
         elif not key[2]:
             # What the view just written shows (see self._keys): its status is at st; n: the
             # observer's count, a seat's bytes.
-            key[1] = lo * 1024 + hi
+            key[1] = sq
             t = 10  # 10 ** ndigits(seq), without the call and the power
             while t <= seq:
                 t *= 10
             key[2] = t
             key[3] = env
-            key[4] = st
+            key[4] = st * 4096 + (key[4] & 4095)
             key[6] = n
-            key[7] = sq[0] if mask else -1
             key[0] = self._gen
         if b is self.obs:  # the observer's records, or a seat's of more than one
             self.out = b
@@ -703,9 +810,10 @@ class Projector:
             return n
         self._one_lens[0] = n
         self.out = b
-        self.at = self._one_at
-        self.lens = self._one_lens
-        self.count = 1
+        if self.count != 1 or self.at is not self._one_at:  # (unchanged after a seat's view)
+            self.at = self._one_at
+            self.lens = self._one_lens
+            self.count = 1
         return 1
 
     def forget(self):
@@ -730,8 +838,8 @@ class Projector:
         """Bytes of record i of the current view (at self.at[i] in self.out); allocation-free."""
         if i < 0 or i >= self.count:
             raise IndexError("record index out of range")
-        self.length = self.lens[i]
-        return self.length
+        n = self.length = self.lens[i]
+        return n
 
     # ---- the maze's digits ------------------------------------------------------------------
 
@@ -761,70 +869,3 @@ class Projector:
         return self._mask[
             (cell // w - here // w + _SIGHT_R) * _SIGHT_SIDE + cell % w - here % w + _SIGHT_R
         ]
-
-    # ---- the cells ---------------------------------------------------------------------------
-
-    def _put_cells(self, b, p, run, off, run_end, off_end):
-        """The cells member from cell `off` of run `run` to cell `off_end` of run `run_end`
-        (exclusive); returns the position after its closing bracket."""
-        step = self._w
-        s = self._runs[0] + run * step  # where the run starts
-        e = self._runs[0] + run_end * step  # where run run_end starts
-        a = s + off  # the run's first cell
-        rlen = self._runs[1]
-        cut = self._cut
-        hexd = self._hex
-        mask = self._mask
-        n = rlen - off  # the first run's cells, if it is not the last
-        start = p
-        p += 3  # each run opens with `"],[` (the first one's is turned into `,"c":[[`)
-        while True:
-            # [a,"digits"]: the opening with the digits of a poked in, then the cells'.
-            if a < 100:
-                if a < 10:
-                    b[p : p + 7] = _RUN
-                    b[p + 4] = 48 + a
-                    p += 7
-                else:
-                    b[p : p + 8] = _RUN_2
-                    b[p + 4] = 48 + a // 10
-                    b[p + 5] = 48 + a % 10
-                    p += 8
-            elif a < 1000:
-                b[p : p + 9] = _RUN_3
-                b[p + 4] = 48 + a // 100
-                b[p + 5] = 48 + a // 10 % 10
-                b[p + 6] = 48 + a % 10
-                p += 9
-            else:
-                b[p : p + 10] = _RUN_4
-                put_int(b, p + 4, a)
-                p += 10
-            if s == e:
-                n = off_end + s - a  # the last run, up to cell off_end
-            # The digits of cells a..a+n-1: a slice of the maze's digits would be a new
-            # object, so the scratch buffer (the copy of the flags, made again below) takes all
-            # of them and drops the cells before a and after the run (a bytearray keeps its
-            # memory when it shrinks, and grows back into it), then is copied whole.
-            cut[:] = hexd
-            cut[a + n :] = b""
-            cut[0:a] = b""
-            b[p : p + n] = cut
-            if mask:
-                # line of sight: a cell of the square out of sight is sent as 0 (no real cell
-                # has no open side)
-                for c in range(a, a + n):
-                    if not self._seen(c):
-                        b[p + c - a] = 48
-            p += n
-            s += step
-            if s > e or (s == e and not off_end):
-                break
-            a = s
-            n = rlen
-        cut[:] = self._cells  # the copy of the flags again
-        b[start : start + 7] = _CELLS
-        b[p] = 34  # '"'
-        b[p + 1] = 93  # ']'
-        b[p + 2] = 93
-        return p + 3
