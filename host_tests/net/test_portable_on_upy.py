@@ -10,7 +10,10 @@ pytestmark = pytest.mark.upy
 PORTABLE_MODULES = ("test_dns_packets", "test_settings", "test_frames")
 PORTABLE_HEAP = "64wK"  # the settings and DNS code with their tests, on a small board heap
 
+# Each module is dropped (and its garbage collected) before the next is imported: the heap holds
+# one test module's source-compiled code at a time, beside the firmware modules it imports.
 RUNNER = """
+import gc
 import sys
 passed = failed = 0
 for mod_name in %r:
@@ -23,6 +26,9 @@ for mod_name in %r:
             failed += 1
             print("FAIL " + mod_name + "." + name)
             sys.print_exception(exc)
+    del sys.modules[mod_name]
+    module = None
+    gc.collect()
 print("upy: %%d passed, %%d failed" %% (passed, failed))
 """ % (PORTABLE_MODULES,)
 
