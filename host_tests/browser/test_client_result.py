@@ -152,11 +152,24 @@ def test_a_party_match_on_two_phones_and_a_tv(browser, board):
         bearing = re.search(r"exit lies (\w+)", ann.wait_toast("Compass: your exit lies")).group(1)
         assert re.fullmatch(r"[NESW]{1,2}", bearing)
         # ... far enough that the compass is out of sight: it stays on her map where it was.
-        far = max(
-            (c for c in range(w * h) if c not in keys),
-            key=lambda c: (max(abs(c % w - compass1 % w), abs(c // w - compass1 // w)), -c),
+        # (the farthest cell she can reach without a key: on some mazes a key closes the
+        # corridor to the farthest of all)
+        far = next(
+            (
+                c
+                for c in sorted(
+                    (c for c in range(w * h) if c not in keys),
+                    key=lambda c: (
+                        max(abs(c % w - compass1 % w), abs(c // w - compass1 // w)),
+                        -c,
+                    ),
+                    reverse=True,
+                )
+                if path(maze["cells"], w, h, ann.pos(), c, keys) is not None
+            ),
+            None,
         )
-        assert path(maze["cells"], w, h, ann.pos(), far, keys) is not None
+        assert far is not None and far != ann.pos()
         walk(ann, maze, far, avoid=keys)
         assert ann.text("#hCmp").endswith(bearing + " (last reading)")
         assert int(ann.attr("om")) >= 1  # objects drawn as last seen
