@@ -197,7 +197,6 @@ class Projector:
     shows."""
 
     def __init__(self, headroom=0, gap=None):
-        self.headroom = headroom
         self._gap = gap
         # A store per seat, with the seat's last view of one record (buf: its bytes).
         size = headroom + _RECORD_MAX
@@ -217,7 +216,7 @@ class Projector:
         self.obs_end = 0
         self._obs_at = [0] * MAX_CHUNKS
         self._obs_lens = [0] * MAX_CHUNKS
-        self._one_at = [headroom]
+        self._one_at = [headroom]  # (never changes: the headroom, read from here)
         self._one_lens = [0]
         # The current view: its records in out (a store or obs), at[i], lens[i] bytes each.
         self.count = 0
@@ -365,13 +364,13 @@ class Projector:
         if role:
             b = self.store = self._stores[role]
             self.buf = self._bufs[role]
-            at = self.headroom
+            at = self._one_at[0]
         else:
             b = self.obs
             at = _GAP
             if b is None or len(b) < _GAP + _RECORD_MAX + _SLACK:
                 b = self._stores[2]
-                at = self.headroom
+                at = self._one_at[0]
                 kept = same = False
                 self._keys[2][2] = self._keys[2][8] = key[8] = key[10] = -1
         while True:
