@@ -93,22 +93,26 @@ class Session:
     publisher (net.views)."""
 
     # States most sessions never leave, as class attributes: an instance sets its own only
-    # when it changes, so a session's attribute table stays at 12 entries (17 with them).
+    # when it changes, so a session's attribute table stays at 7 entries (MicroPython's
+    # tables are full before they grow: 7, 11, 17 entries of 8 bytes; 11 with these).
     closing = False
     close = None  # (code, reason) once kill() was called; the frame is still to go
     done = False  # the close frame is written and flushed (or the socket is dead)
     flushing = False  # a flush task is draining what the socket could not take
+    over = 0  # refusals for the rate limit, in thousandths, draining with time
+    gw = None  # the Gateway (one on a board): set by Gateway()
 
     def __init__(self, gateway, stream):
-        self.gw = gateway
         self.stream = stream
         self.ctrl = []  # control frames, oldest first
         self.view_role = -1  # which views the publisher sends here (net.views.NO_VIEW: none)
-        self.sent_epoch = -1  # publisher epoch of the last complete view written
-        self.last_rx = self.opened = ticks_ms()
-        self.frame_at = -1  # ticks_ms when an unfinished frame's header arrived, -1: none
+        # publisher epoch of the last complete view written; until the session is attached
+        # (net.views: a session of no view), the ticks_ms when it opened (check_idle: JOIN_MS)
+        self.sent_epoch = ticks_ms()
+        # ticks_ms of the last frame's end, or ~ticks_ms of its header (negative) while the
+        # rest of a frame is due (check_idle: FRAME_MS)
+        self.last_rx = self.sent_epoch
         self.tokens = _RATE_BURST * 1000  # rate limit bucket, in thousandths of a frame
-        self.over = 0  # refusals for the rate limit, in thousandths, draining with time
         self.task = None
 
     # ---- the mailbox (called by MatchHost and the publisher, synchronously) -------------------
@@ -141,9 +145,9 @@ class Session:
 
     # ---- the connection's task ----------------------------------------------------------------
 
-    async def serve(self):
+    async def serve(self, server=None):
         """The connection's task from the handshake on: read frames until the session ends,
-        then see the close frame out."""
+        then see the close frame out; then server.closed() frees its place (net.server)."""
         gw = self.gw
         self.task = asyncio.current_task()
         # The reading loop is here, not in a coroutine of its own: a generator less in every
@@ -161,8 +165,7 @@ class Session:
                 head = await rd.readexactly(_CLIENT_HEAD)
                 now = ticks_ms()
                 within = self._within_rate(now)
-                self.last_rx = now
-                self.frame_at = now  # the rest must follow within FRAME_MS (Gateway.check_idle)
+                self.last_rx = ~now  # the rest must follow within FRAME_MS (Gateway.check_idle)
                 close = head_close_code(head[0], head[1])
                 if close == _CLOSE_PROTOCOL:
                     self.kill(close, "malformed frame")
@@ -187,7 +190,6 @@ class Session:
                     payload = rd.s.read(n) or b""
                     if len(payload) < n:
                         payload += await rd.readexactly(n - len(payload))
-                self.frame_at = -1
                 self.last_rx = ticks_ms()
                 # From here to the end of the iteration nothing awaits: rx is shared by all
                 # readers.
@@ -226,25 +228,29 @@ class Session:
             log_failure(gw.log, "game: session failed", exc)
             self.kill(_CLOSE_INTERNAL, "internal error")
         self.task = None
-        if not self.closing:
-            self.kill(_CLOSE_NORMAL, "")
         try:
-            gw.host.detach(self)
-        except Exception as exc:
-            print_exception(exc)
-        try:
-            waited = 0
-            while not self.done and waited < _CLOSE_WAIT_MS:
-                await sleep_ms(_POLL_MS)
-                waited += _POLL_MS
-            # Read what the peer still sends, briefly: closing a socket with unread input
-            # makes TCP send a reset, and a reset can destroy the close frame before the peer
-            # reads it.
-            await wait_for_ms(self._discard(), _LINGER_MS)
-        except BaseException:  # noqa: B036 - timeout or cancel: the socket is closed next
-            pass
-        if self in gw.sessions:  # an evicted session left the list already
-            gw.sessions.remove(self)
+            if not self.closing:
+                self.kill(_CLOSE_NORMAL, "")
+            try:
+                gw.host.detach(self)
+            except Exception as exc:
+                print_exception(exc)
+            try:
+                waited = 0
+                while not self.done and waited < _CLOSE_WAIT_MS:
+                    await sleep_ms(_POLL_MS)
+                    waited += _POLL_MS
+                # Read what the peer still sends, briefly: closing a socket with unread input
+                # makes TCP send a reset, and a reset can destroy the close frame before the
+                # peer reads it.
+                await wait_for_ms(self._discard(), _LINGER_MS)
+            except BaseException:  # noqa: B036 - timeout or cancel: the socket is closed next
+                pass
+            if self in gw.sessions:  # an evicted session left the list already
+                gw.sessions.remove(self)
+        finally:
+            if server is not None:
+                server.closed(self.stream)
 
     async def _discard(self):
         while await self.stream.read(128):
@@ -271,7 +277,8 @@ class Session:
             self.over = over + 1000
             return False
         self.tokens = tokens - 1000
-        self.over = over
+        if over != self.over:  # (0, the class's, for a session never refused)
+            self.over = over
         return True
 
     def _closed_by_peer(self, data, n):
@@ -334,11 +341,11 @@ class Gateway:
     path = WS_PATH
 
     def __init__(self, settings, log=print):
+        Session.gw = self
         self.log = log
         self.host = MatchHost(settings, log)
         self.sessions = []
         self.max_sessions = 2 + settings.max_observers + _SPARE_SESSIONS
-        self.idle_ms = settings.idle_timeout_ms
         self.dirty = []  # sessions with something due, in order
         self.event = asyncio.Event()  # set while dirty is not empty
         self.watchdog = None  # a machine.WDT the timer feeds (net/board.py arms it)
@@ -351,7 +358,7 @@ class Gateway:
             return None
         # The place is taken before the handshake awaits: concurrent upgrades cannot all pass
         # the check above.
-        session = Session(self, stream)
+        session = Session(self, stream)  # (gateway: Session.gw, the class's)
         self.sessions.append(session)
         try:
             await WebSocket(request).handshake()
@@ -413,15 +420,19 @@ class Gateway:
         """Close what holds a place for nothing: silent clients, frames left unfinished,
         sockets that never joined."""
         now = ticks_ms()
+        idle_ms = self.host.idle_ms  # (not one of its own: 7 attributes, the smaller table)
         for session in self.sessions:
             if session.closing:
                 continue
-            if ticks_diff(now, session.last_rx) > self.idle_ms:
+            t = session.last_rx
+            if t < 0:
+                t = ~t  # a frame's header arrived then: the rest is due
+            if ticks_diff(now, t) > idle_ms:
                 session.kill(_CLOSE_IDLE, "idle")
-            elif session.frame_at >= 0 and ticks_diff(now, session.frame_at) > FRAME_MS:
+            elif t != session.last_rx and ticks_diff(now, t) > FRAME_MS:
                 session.kill(_CLOSE_IDLE, "frame not finished in time")
             elif (
-                ticks_diff(now, session.opened) > JOIN_MS
+                ticks_diff(now, session.sent_epoch) > JOIN_MS  # (when it opened: not attached)
                 and self.host.role_of(session) == _NO_ROLE
             ):
                 session.kill(_CLOSE_NO_JOIN, "join first")

@@ -135,25 +135,35 @@ class Server:
             self.pending.remove(task)
 
     async def _serve(self, stream, addr):
+        session = None
         try:
             # The request is parsed and answered in _open, whose frame ends before a game
-            # session runs: nothing left in this long-lived frame points at the request.
+            # session runs: nothing left in this frame points at the request.
             session = await self._open(stream, addr)
-            addr = None  # this frame lives as long as the session: it keeps no address
             if session is not None:
-                await session.serve()
+                # A game connection goes on in a task of the session's own (Session.serve,
+                # which calls closed() at its end): this coroutine's frame ends here instead of
+                # waiting on the session's for as long as the connection lives (~120 bytes).
+                asyncio.create_task(session.serve(self))
+                return
         except (OSError, EOFError, asyncio.CancelledError):
             pass  # the peer went away
         except Exception as exc:  # noqa: BLE001 - one connection failed, the board goes on
             if type(exc) is not asyncio.TimeoutError:
                 log_failure(self.log, "http", exc)
+            if session is not None:  # no task for it (a full heap): it is gone
+                self.gateway.sessions.remove(session)
         finally:
-            self.open -= 1
             self._parsed()
-            try:
-                stream.s.close()
-            except OSError:
-                pass
+        self.closed(stream)
+
+    def closed(self, stream):
+        """A connection of this server ended: its place is free, its socket closed."""
+        self.open -= 1
+        try:
+            stream.s.close()
+        except OSError:
+            pass
 
     async def _open(self, stream, addr):
         """Parse one request and answer it; a game upgrade returns its Session instead."""
