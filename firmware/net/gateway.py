@@ -148,13 +148,11 @@ class Session:
     async def serve(self, server=None):
         """The connection's task from the handshake on: read frames until the session ends,
         then see the close frame out; then server.closed() frees its place (net.server)."""
-        gw = self.gw
         self.task = asyncio.current_task()
         # The reading loop is here, not in a coroutine of its own: a generator less in every
         # session's task (its frame, ~100 bytes, lives as long as the connection).
+        # (and as few locals as it can: each is 4 bytes of every session's frame)
         rd = self.stream
-        host = gw.host
-        rx = host.scratch  # (net.match_host: shared, between awaits only)
         try:
             while not self.closing:
                 # The last frame's objects are not kept while the socket is idle: ~140 bytes a
@@ -166,14 +164,12 @@ class Session:
                 now = ticks_ms()
                 within = self._within_rate(now)
                 self.last_rx = ~now  # the rest must follow within FRAME_MS (Gateway.check_idle)
-                close = head_close_code(head[0], head[1])
-                if close == _CLOSE_PROTOCOL:
-                    self.kill(close, "malformed frame")
+                size = head_close_code(head[0], head[1])
+                if size == _CLOSE_PROTOCOL:
+                    self.kill(size, "malformed frame")
                     break
-                if close == _CLOSE_UNSUPPORTED:
-                    self._refuse(
-                        intents.FRAGMENTED, close, "fragmented messages are not supported"
-                    )
+                if size == _CLOSE_UNSUPPORTED:
+                    self._refuse(intents.FRAGMENTED, size, "fragmented messages are not supported")
                     break
                 n, size = payload_length(head)
                 if n > MAX_MESSAGE:
@@ -191,10 +187,11 @@ class Session:
                     if len(payload) < n:
                         payload += await rd.readexactly(n - len(payload))
                 self.last_rx = ticks_ms()
-                # From here to the end of the iteration nothing awaits: rx is shared by all
-                # readers.
-                unmask(rx, payload, mask)
-                data = memoryview(rx)[:n]
+                # From here to the end of the iteration nothing awaits: the host's scratch
+                # buffer is shared by all readers (net.match_host: between awaits only).
+                data = self.gw.host.scratch
+                unmask(data, payload, mask)
+                data = memoryview(data)[:n]
                 opcode = head[0] & 0x0F
                 if opcode == _OP_CLOSE:
                     self._closed_by_peer(data, n)
@@ -203,7 +200,7 @@ class Session:
                     if self.over >= _RATE_ABUSE * 1000:
                         self._refuse(intents.RATE_LIMITED, _CLOSE_POLICY, "too many messages")
                         break
-                    host.handle(self, intents.error(intents.RATE_LIMITED))
+                    self.gw.host.handle(self, intents.error(intents.RATE_LIMITED))
                     continue
                 if opcode == _OP_TEXT or opcode == _OP_BINARY:
                     if opcode == _OP_TEXT and not valid_utf8(data):
@@ -212,12 +209,12 @@ class Session:
                     if self.closing:
                         break
                     try:
-                        host.handle(self, intents.parse(data))
+                        self.gw.host.handle(self, intents.parse(data))
                     except Exception as exc:
-                        log_failure(gw.log, "game: message failed", exc)
+                        log_failure(self.gw.log, "game: message failed", exc)
                         self._refuse(intents.INTERNAL, _CLOSE_INTERNAL, "internal error")
                         break
-                    gw.write_dirty()  # the reply and the views it caused leave now
+                    self.gw.write_dirty()  # the reply and the views it caused leave now
                 elif opcode == _OP_PING:
                     self.post(frame(data, _OP_PONG))
         except asyncio.CancelledError:
@@ -225,14 +222,14 @@ class Session:
         except (OSError, EOFError):
             pass  # the peer went away (reset, or closed without a close frame)
         except Exception as exc:
-            log_failure(gw.log, "game: session failed", exc)
+            log_failure(self.gw.log, "game: session failed", exc)
             self.kill(_CLOSE_INTERNAL, "internal error")
         self.task = None
         try:
             if not self.closing:
                 self.kill(_CLOSE_NORMAL, "")
             try:
-                gw.host.detach(self)
+                self.gw.host.detach(self)
             except Exception as exc:
                 print_exception(exc)
             try:
@@ -246,8 +243,8 @@ class Session:
                 await wait_for_ms(self._discard(), _LINGER_MS)
             except BaseException:  # noqa: B036 - timeout or cancel: the socket is closed next
                 pass
-            if self in gw.sessions:  # an evicted session left the list already
-                gw.sessions.remove(self)
+            if self in self.gw.sessions:  # an evicted session left the list already
+                self.gw.sessions.remove(self)
         finally:
             if server is not None:
                 server.closed(self.stream)
