@@ -15,22 +15,26 @@ from game.rules import DIR_BITS, DIR_DX, DIR_DY, DIR_OPPOSITE
 class Workspace:
     """The arrays a maze of n cells needs while it is generated and its objects placed,
     allocated once with the match. `parent` is the union-find forest, then the breadth-first
-    queue; `walls` the shuffled walls, then distances from the key; `dist` the distances from
-    player 1's start. Each holds values below n (walls: below 2n), so an array of bytes does
-    where they fit one (the classic 15x15 maze: 900 bytes, 450 with a scratch buffer lent for
-    parent and dist; 32x32: 6 KB)."""
+    queue; `walls` the shuffled walls (their cells; `south`: a bit per wall, set for the
+    wall south of its cell, clear for the one east of it), then distances from the key;
+    `dist` the distances from player 1's start. Each holds values below n, so an array of
+    bytes does where they fit one (the classic 15x15 maze: 704 bytes, 225 with a scratch
+    buffer lent for parent, dist and south; 32x32: 4 KB)."""
 
     def __init__(self, n, scratch=None):
-        # parent and dist in scratch (508 bytes or more that nothing else uses while a maze is
-        # made: net.match_host lends its own) when their values fit a byte
-        if scratch and n < 0xFF:
+        # parent, dist and south in scratch (2n + n/8 bytes that nothing else uses while a
+        # maze is made: net.match_host lends its 512) when their values fit a byte
+        m = (n + 7) >> 3
+        if scratch and n < 0xFF and len(scratch) >= 2 * n + m:
             scratch = memoryview(scratch)
             self.parent = scratch[:n]
             self.dist = scratch[n : 2 * n]
+            self.south = scratch[2 * n : 2 * n + m]
         else:
             self.parent = _array(n, n)
             self.dist = _array(n, n)
-        self.walls = _array(n, 2 * n)
+            self.south = bytearray(m)
+        self.walls = _array(n, n)
 
 
 def _array(size, bound):
@@ -85,11 +89,15 @@ def generate_into(cells, w, h, rng, braid_percent, work):
     n = w * h
     parent = work.parent
     walls = work.walls
+    south = work.south
     for cell in range(n):
         cells[cell] = 0
         parent[cell] = cell
+    for i in range(len(south)):
+        south[i] = 0
     # Each wall is named by (cell, direction) with direction E or S, packed as cell*2 + (0|1).
-    # Keep one wall of every mirrored pair: the one with the smaller packed id (fewer than n).
+    # Keep one wall of every mirrored pair: the one with the smaller packed id (fewer than n),
+    # as its cell in walls and its direction as a bit of south.
     count = 0
     for cell in range(n):
         x = cell % w
@@ -97,22 +105,25 @@ def generate_into(cells, w, h, rng, braid_percent, work):
         if x < w - 1:
             twin = mirror(cell + 1, n) * 2  # mirror of E wall is the E wall of mirror(cell + 1)
             if cell * 2 <= twin:
-                walls[count] = cell * 2
+                walls[count] = cell
                 count += 1
         if y < h - 1:
             twin = mirror(cell + w, n) * 2 + 1
             if cell * 2 + 1 <= twin:
-                walls[count] = cell * 2 + 1
+                walls[count] = cell
+                south[count >> 3] |= 1 << (count & 7)
                 count += 1
     for i in range(count - 1, 0, -1):  # Fisher-Yates with our own PRNG
         j = rng.below(i + 1)
-        wall = walls[i]
+        cell = walls[i]
         walls[i] = walls[j]
-        walls[j] = wall
+        walls[j] = cell
+        if (south[i >> 3] >> (i & 7) ^ south[j >> 3] >> (j & 7)) & 1:
+            south[i >> 3] ^= 1 << (i & 7)
+            south[j >> 3] ^= 1 << (j & 7)
     for i in range(count):
-        wall = walls[i]
-        cell = wall >> 1
-        direction = 2 if wall & 1 else 1
+        cell = walls[i]
+        direction = 2 if south[i >> 3] >> (i & 7) & 1 else 1
         other = neighbour(cell, direction, w, h)
         a = _find(parent, cell)
         b = _find(parent, other)
