@@ -300,7 +300,31 @@ def board_sources(firmware=FIRMWARE, readable=False):
         sources["microdot/" + name] = text
     if readable:
         return sources, []
-    return minify.minify(sources, minify.hostboard_sources())
+    sources, renamed = minify.minify(sources, minify.hostboard_sources())
+    try:
+        sources, modules = minify.short_modules(sources, CODE_PACKAGES)
+    except ValueError as err:
+        raise BuildError(str(err)) from None
+    return sources, modules + renamed
+
+
+def module_map(renamed):
+    """{short module name: dotted name} from the renaming report (board_sources(), or the
+    lines of <image>.names.txt): the flat modules of a short-named image."""
+    found = {}
+    for line in renamed:
+        words = line.split()
+        if len(words) == 3 and words[0] == "module":
+            found[words[1]] = words[2]
+    return found
+
+
+def image_modules(image):
+    """{dotted name: the name it is imported by on the board} of a built image: the short
+    names of its module map, or the dotted names themselves (--readable, --frozen)."""
+    report = names_path(image)
+    lines = report.read_text().splitlines() if report.is_file() else []
+    return {dotted: short for short, dotted in module_map(lines).items()}
 
 
 def build(
@@ -327,6 +351,7 @@ def build(
             log(f"warning: {firmware.name}/{name} is missing; the board will not start")
     sources, renamed = board_sources(firmware, readable or frozen)
     names_path(out).write_text("".join(line + "\n" for line in renamed))
+    flat = module_map(renamed)
 
     sizes = {}
     with tempfile.TemporaryDirectory(prefix="image-src-") as tmp:
@@ -344,6 +369,8 @@ def build(
                     continue
                 package = rel.split("/")[0]
                 dest = out / rel[:-3]
+                if rel[:-3] in flat:  # a flattened module: counted with its package
+                    package = flat[rel[:-3]].split(".")[0]
                 if package == "microdot":
                     dest = out / "lib" / rel[:-3]
                     package = "lib/microdot"
@@ -375,8 +402,9 @@ def build(
 
 
 def in_romfs(path):
-    """True for image paths that belong in the ROMFS image (under one of ROMFS_DIRS)."""
-    return path.split("/", 1)[0] in ROMFS_DIRS
+    """True for image paths that belong in the ROMFS image: under one of ROMFS_DIRS, or a
+    flat module (a top-level .mpy file of a short-named image)."""
+    return path.split("/", 1)[0] in ROMFS_DIRS or ("/" not in path and path.endswith(".mpy"))
 
 
 def romfs_path(image):
@@ -400,6 +428,8 @@ def build_romfs(image, dest=None):
         for name in ROMFS_DIRS:
             if (image / name).is_dir():
                 shutil.copytree(image / name, stage / name)
+        for module in sorted(image.glob("*.mpy")):  # flat modules: /rom/a.mpy
+            shutil.copyfile(module, stage / module.name)
         if not any(stage.iterdir()):
             raise BuildError(f"{image} has no code folders for a ROMFS (built with --frozen?)")
         with contextlib.redirect_stdout(io.StringIO()):  # make_romfs prints the tree

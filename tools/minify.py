@@ -900,3 +900,169 @@ def shake(trees, keep):
 def hostboard_sources():
     """The board-module stand-ins: their names are the board's API, never renamed."""
     return [p.read_text() for p in sorted((TOOLS / "hostboard").glob("*.py"))]
+
+
+# ---- module names ---------------------------------------------------------------------------
+
+# Names a flat module of the image may not take: the board's own modules (built in, frozen or
+# in /lib) and the image's other top-level names. A flat module shadows nothing on the path.
+TAKEN_MODULE_NAMES = {
+    "array",
+    "asyncio",
+    "binascii",
+    "boot",
+    "btree",
+    "cmath",
+    "collections",
+    "cryptolib",
+    "deflate",
+    "errno",
+    "esp",
+    "esp32",
+    "espnow",
+    "framebuf",
+    "gc",
+    "hashlib",
+    "heapq",
+    "io",
+    "json",
+    "lib",
+    "machine",
+    "main",
+    "math",
+    "microdot",
+    "micropython",
+    "mip",
+    "neopixel",
+    "network",
+    "ntptime",
+    "onewire",
+    "os",
+    "platform",
+    "random",
+    "re",
+    "requests",
+    "select",
+    "socket",
+    "ssl",
+    "struct",
+    "sys",
+    "time",
+    "tls",
+    "uctypes",
+    "vfs",
+    "web",
+    "websocket",
+}
+
+
+def module_name_of(path):
+    """The dotted module name of a path on sys.path ('game/rules.py' -> 'game.rules')."""
+    name = path[:-3].replace("/", ".")
+    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+
+
+def short_modules(sources, packages):
+    """Flatten the modules of `packages` ({path: source}, after minify()) into top-level modules
+    with short names, so that importing one interns one new name (its file's, 'a.mpy') instead
+    of three long ones (the dotted name, the name bound on its package, the file's path): the
+    short names are those minify() already gave identifiers (lowercase only: the image must
+    also fit a case-insensitive file system). Returns ({path: source}, report lines
+    "module <short> <dotted>").
+
+    Rewritten in every module: `from pkg.mod import x` (-> `from m import x`), `from pkg import
+    mod` (-> `import m`, or `import m as n` where m is taken in that module, and every use of
+    the name follows) and every string that is exactly a dotted module name (sys.modules keys,
+    __import__ arguments). The packages' __init__ modules must be empty: they are left out."""
+    packages = tuple(packages)
+    flat = {}  # dotted name -> short name
+    mine = sorted(
+        path
+        for path in sources
+        if path.split("/", 1)[0] in packages and not path.endswith("/__init__.py")
+    )
+    others = {module_name_of(p).split(".")[0] for p in sources if p.split("/")[0] not in packages}
+    names = short_names()
+    for path in mine:
+        while True:
+            new = next(names)
+            if new.islower() and new not in TAKEN_MODULE_NAMES and new not in others:
+                break
+        flat[module_name_of(path)] = new
+    out = {}
+    for path, text in sources.items():
+        top = path.split("/", 1)[0]
+        if top in packages and path.endswith("/__init__.py"):
+            tree = ast.parse(text, path)
+            if any(not isinstance(stmt, ast.Pass) for stmt in tree.body):
+                raise ValueError("%s: a package's __init__ must be empty to flatten it" % path)
+            continue
+        tree = _ModuleRenamer(flat, packages, path).rewrite(ast.parse(text, path))
+        new_path = flat[module_name_of(path)] + ".py" if top in packages else path
+        out[new_path] = ast.unparse(tree) + "\n"
+    report = ["module %s %s" % (new, old) for old, new in sorted(flat.items())]
+    return out, report
+
+
+class _ModuleRenamer(ast.NodeTransformer):
+    """One module's imports of the flattened modules, and the names and strings naming them."""
+
+    def __init__(self, flat, packages, path):
+        self.flat = flat
+        self.packages = packages
+        self.path = path
+        self.local = {}  # name bound by `from pkg import mod` -> its new name
+
+    def rewrite(self, tree):
+        used = identifiers(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if node.module in self.packages:
+                    for alias in node.names:
+                        local = alias.asname or alias.name
+                        short = self.flat[node.module + "." + alias.name]
+                        if local in self.local:
+                            continue
+                        new = short
+                        if new in used or new in BUILTIN_NAMES:
+                            candidates = short_names()
+                            new = next(candidates)
+                            while new in used or new in BUILTIN_NAMES:
+                                new = next(candidates)
+                        used.add(new)
+                        self.local[local] = new
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] in self.packages:
+                        raise ValueError(
+                            "%s: `import %s`: only `from ... import` is flattened"
+                            % (self.path, alias.name)
+                        )
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                if set(node.names) & set(self.flat):
+                    raise ValueError("%s: a module name declared global" % self.path)
+        return self.visit(tree)
+
+    def visit_ImportFrom(self, node):
+        if node.level or not node.module:
+            return node
+        if node.module in self.flat:
+            node.module = self.flat[node.module]
+            return node
+        if node.module not in self.packages:
+            return node
+        imports = []
+        for alias in node.names:
+            short = self.flat[node.module + "." + alias.name]
+            local = self.local[alias.asname or alias.name]
+            imports.append(ast.alias(short, None if local == short else local))
+        return ast.copy_location(ast.Import(imports), node)
+
+    def visit_Name(self, node):
+        node.id = self.local.get(node.id, node.id)
+        return node
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and node.value in self.flat:
+            node.value = self.flat[node.value]
+        return node
