@@ -208,3 +208,91 @@ def test_public_consts_are_folded_into_their_values_everywhere():
     namespace = {}
     exec(renamed["pkg/use.py"].replace("from pkg import k\n", ""), namespace)
     assert namespace[[n for n in namespace if namespace[n] == 22][0]] == 22  # 1 + 14 + 7
+
+
+# short_modules(): the modules of the image's packages become flat modules with short names.
+PACKAGED = {
+    "pkg/__init__.py": "",
+    "pkg/maths.py": """
+        VALUE = 3
+
+
+        def twice(x):
+            return 2 * x
+        """,
+    "pkg/user.py": """
+        from pkg import maths
+
+
+        def use():
+            return maths.twice(maths.VALUE)
+        """,
+    "lib2/__init__.py": "from lib2.core import greet\n",
+    "lib2/core.py": """
+        def greet(name):
+            return "hi " + name
+        """,
+    "main.py": """
+        import sys
+
+        from lib2 import greet
+        from pkg.user import use
+
+
+        def run():
+            from pkg import maths
+
+            loaded = "pkg.user" in sys.modules
+            dropped = sys.modules.pop("pkg.user", None) is not None
+            print(use(), maths.twice(5), greet("x"), loaded, dropped, "pkg.user" in sys.modules)
+
+
+        run()
+        """,
+}
+
+
+@pytest.mark.parametrize("python", ["cpython", "micropython"])
+def test_flat_modules_behave_as_the_packages_did(tmp_path, python):
+    import sys
+
+    upy = sys.executable if python == "cpython" else find_micropython()
+    sources = {path: textwrap.dedent(text) for path, text in PACKAGED.items()}
+    original = tmp_path / "original"
+    _write(original, sources)
+    renamed, _ = minify.minify(sources)
+    flat, report = minify.short_modules(renamed, ("pkg", "lib2"))
+    short = tmp_path / "flat"
+    _write(short, flat)
+    assert _run(upy, short) == _run(upy, original) == "6 10 hi x True True False\n"
+    # one short module per module, the empty __init__ left out, the module map reported
+    assert report == [
+        "module a lib2",
+        "module b lib2.core",
+        "module c pkg.maths",
+        "module d pkg.user",
+    ]
+    assert sorted(flat) == ["a.py", "b.py", "c.py", "d.py", "main.py"]
+    code = "\n".join(flat.values())
+    for gone in ("pkg", "lib2", "maths", "user"):
+        assert gone not in code, gone
+    assert "'d' in sys.modules" in flat["main.py"]  # strings naming a module follow it
+
+
+def test_a_flat_module_takes_another_local_name_where_its_own_is_taken():
+    sources = {
+        "pkg/__init__.py": "",
+        "pkg/m.py": "X = 1\n",
+        "main.py": "from pkg import m\na = 2\nprint(m.X + a)\n",
+    }
+    flat, report = minify.short_modules(sources, ("pkg",))
+    assert report == ["module a pkg.m"]
+    assert "import a as b" in flat["main.py"] and "print(b.X + a)" in flat["main.py"]
+
+
+def test_flattening_refuses_what_it_cannot_rewrite():
+    for main in ("import pkg.m\nprint(pkg.m.X)\n", "from pkg import NAME\n"):
+        with pytest.raises(ValueError):
+            minify.short_modules(
+                {"pkg/__init__.py": "", "pkg/m.py": "X = 1\n", "main.py": main}, ("pkg",)
+            )

@@ -2,9 +2,12 @@
 
 Layout of the image, which mirrors the board's flash:
     boot.py, main.py       as source (the board only runs these two as .py)
-    game/*.mpy, net/*.mpy  every module of the two firmware packages, compiled by mpy-cross
-    lib/microdot/*.mpy     Microdot from the installed PyPI package, trimmed to what the
-                           firmware uses (tools/trim_microdot.py); /lib is on the board's path
+    a.mpy, b.mpy, ...      every module of the two firmware packages (game, net) and of Microdot
+                           (from the installed PyPI package, trimmed to what the firmware uses:
+                           tools/trim_microdot.py), compiled by mpy-cross, as flat top-level
+                           modules with short names (`game.fifo` is `c`): the module map is in
+                           <out>.names.txt. --readable and --frozen keep the packages:
+                           game/*.mpy, net/*.mpy and lib/microdot/*.mpy (/lib is on the path)
     web/index.html.gz      the phone client, minified (minify-html; the 16 KB gzip budget holds
                            for this file) and gzipped deterministically (mtime=0)
     web/url.svg.gz         the game's address as a QR code, and web/wifi.svg.gz the Wi-Fi's when
@@ -13,13 +16,18 @@ Layout of the image, which mirrors the board's flash:
     MANIFEST.txt           one line per file: path, size, sha256 (tools/deploy.py reads it)
 
 The board's heap is its hardest limit (docs/memory.md), so by default the compiled code is
-made small: the firmware's and Microdot's own identifiers are shortened (tools/minify.py; the
-map is written beside the image, <out>.names.txt, to read a board's tracebacks) and mpy-cross
-leaves out line numbers. --readable keeps the names and line numbers (for debugging on a
-board; the image then needs more heap).
+made small: the firmware's and Microdot's own identifiers are shortened (tools/minify.py), so
+are their module names (minify.short_modules: every import interns the module's name, the
+name bound on its package and its file's path, never freed; flat short names reuse the short
+identifiers' names: docs/memory.md, "Short module names"), and mpy-cross leaves out line
+numbers. Both maps are written beside the image, <out>.names.txt ("module c game.fifo",
+"global b Match", ...), to read a board's tracebacks (File "c" is game.fifo). --readable
+keeps the names, module names and line numbers (for debugging on a board; the image then
+needs more heap).
 
 With --romfs it also writes <out>.romfs (build/image.romfs): a ROMFS filesystem image of the
-code folders (game/, net/, lib/) made by mpremote's own `romfs build`. On a board whose
+code (the flat .mpy modules; with --readable the code folders game/, net/, lib/) made by
+mpremote's own `romfs build`. On a board whose
 firmware has a ROMFS partition (docs/hardware.md, "ROMFS") `make deploy ROMFS=1` writes it
 there, and the .mpy bytecode then runs in place from flash instead of being copied to RAM.
 
@@ -53,12 +61,16 @@ DEFAULT_OUT = ROOT / "build" / "image"
 
 # The two firmware packages compiled to .mpy (architecture.md); their modules are discovered.
 CODE_PACKAGES = ("game", "net")
+# Packages whose modules become flat modules with short names (minify.short_modules), unless
+# the build is --readable or --frozen.
+FLAT_PACKAGES = CODE_PACKAGES + ("microdot",)
 # Run as source on the board after every reset; never compiled.
 SOURCE_FILES = ("boot.py", "main.py")
 # Microdot modules the firmware imports; their own imports are followed from here.
 MICRODOT_ROOTS = ("__init__.py", "websocket.py")
 MANIFEST_NAME = "MANIFEST.txt"
-# What goes into the ROMFS image: every code folder (mounted at /rom, /rom/lib on sys.path).
+# What goes into the ROMFS image: every code folder (mounted at /rom, /rom/lib on sys.path),
+# and every top-level .mpy (the flat modules).
 ROMFS_DIRS = CODE_PACKAGES + ("lib",)
 
 # Header byte 2 of an .mpy file: bits 0-1 sub-version, bits 2-7 native architecture.
@@ -282,8 +294,9 @@ def names_path(image):
 
 def board_sources(firmware=FIRMWARE, readable=False):
     """{path on the board's sys.path: source} of everything compiled or copied into the image:
-    boot.py, main.py, game/, net/ and the trimmed Microdot (microdot/...), with short names
-    unless readable; and the renaming report (lines)."""
+    boot.py, main.py, game/, net/ and the trimmed Microdot (microdot/...); unless readable,
+    with short names and the modules of FLAT_PACKAGES flat ('c.py'); and the renaming report
+    (lines: the module map first)."""
     firmware = Path(firmware)
     sources = {}
     for name in SOURCE_FILES:
@@ -300,7 +313,31 @@ def board_sources(firmware=FIRMWARE, readable=False):
         sources["microdot/" + name] = text
     if readable:
         return sources, []
-    return minify.minify(sources, minify.hostboard_sources())
+    sources, renamed = minify.minify(sources, minify.hostboard_sources())
+    try:
+        sources, modules = minify.short_modules(sources, FLAT_PACKAGES)
+    except ValueError as err:
+        raise BuildError(str(err)) from None
+    return sources, modules + renamed
+
+
+def module_map(renamed):
+    """{short module name: dotted name} from the renaming report (board_sources(), or the
+    lines of <image>.names.txt): the flat modules of a short-named image."""
+    found = {}
+    for line in renamed:
+        words = line.split()
+        if len(words) == 3 and words[0] == "module":
+            found[words[1]] = words[2]
+    return found
+
+
+def image_modules(image):
+    """{dotted name: the name it is imported by on the board} of a built image: the short
+    names of its module map, or the dotted names themselves (--readable, --frozen)."""
+    report = names_path(image)
+    lines = report.read_text().splitlines() if report.is_file() else []
+    return {dotted: short for short, dotted in module_map(lines).items()}
 
 
 def build(
@@ -327,6 +364,7 @@ def build(
             log(f"warning: {firmware.name}/{name} is missing; the board will not start")
     sources, renamed = board_sources(firmware, readable or frozen)
     names_path(out).write_text("".join(line + "\n" for line in renamed))
+    flat = module_map(renamed)
 
     sizes = {}
     with tempfile.TemporaryDirectory(prefix="image-src-") as tmp:
@@ -344,7 +382,9 @@ def build(
                     continue
                 package = rel.split("/")[0]
                 dest = out / rel[:-3]
-                if package == "microdot":
+                if rel[:-3] in flat:  # a flattened module: counted with its package
+                    package = flat[rel[:-3]].split(".")[0]
+                elif package == "microdot":
                     dest = out / "lib" / rel[:-3]
                     package = "lib/microdot"
                 # the source name in a traceback: the module's own name when they are short
@@ -375,8 +415,9 @@ def build(
 
 
 def in_romfs(path):
-    """True for image paths that belong in the ROMFS image (under one of ROMFS_DIRS)."""
-    return path.split("/", 1)[0] in ROMFS_DIRS
+    """True for image paths that belong in the ROMFS image: under one of ROMFS_DIRS, or a
+    flat module (a top-level .mpy file of a short-named image)."""
+    return path.split("/", 1)[0] in ROMFS_DIRS or ("/" not in path and path.endswith(".mpy"))
 
 
 def romfs_path(image):
@@ -400,6 +441,8 @@ def build_romfs(image, dest=None):
         for name in ROMFS_DIRS:
             if (image / name).is_dir():
                 shutil.copytree(image / name, stage / name)
+        for module in sorted(image.glob("*.mpy")):  # flat modules: /rom/a.mpy
+            shutil.copyfile(module, stage / module.name)
         if not any(stage.iterdir()):
             raise BuildError(f"{image} has no code folders for a ROMFS (built with --frozen?)")
         with contextlib.redirect_stdout(io.StringIO()):  # make_romfs prints the tree
@@ -475,7 +518,7 @@ def main(argv=None):
     print(f"image: {args.out}")
     report(sizes)
     if rom is not None:
-        print(f"romfs: {rom} ({rom.stat().st_size} bytes: game/, net/, lib/ for /rom)")
+        print(f"romfs: {rom} ({rom.stat().st_size} bytes: the code, for /rom)")
     return 0
 
 

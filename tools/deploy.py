@@ -12,14 +12,17 @@ Steps, each through mpremote (`python -m mpremote` from this interpreter):
  4. the board is hard-reset so it starts the new firmware; with --resume (the virtual board,
     whose unix process would end on a reset) every mpremote call uses `resume` and no reset
     is done.
-Files on the board that are not in the image (settings.json, old files) are left alone.
+Files on the board that are not in the image (settings.json, old files) are left alone: after
+a switch between a short-named image (flat modules, a.mpy, b.mpy, ...) and a --readable one or
+one built before short module names (game/, net/, lib/microdot/), the other layout's files stay
+on the flash, never imported; remove them by hand (mpremote rm) to free the flash.
 
-With --romfs (make deploy ROMFS=1) the code folders (game/, net/, lib/) go into the board's
-ROMFS partition as one image (build/image.romfs, written by `mpremote romfs deploy` unless the
-partition already holds exactly it) and the filesystem gets only boot.py, main.py and web/;
-copies of the code folders left on the filesystem by an earlier deploy are removed, so only the
-ROMFS code can be imported. The firmware must have ROMFS support and a ROMFS partition
-(docs/hardware.md, "ROMFS"), else nothing is changed.
+With --romfs (make deploy ROMFS=1) the code (the flat .mpy modules, or the game/, net/ and lib/
+folders) goes into the board's ROMFS partition as one image (build/image.romfs, written by
+`mpremote romfs deploy` unless the partition already holds exactly it) and the filesystem gets
+only boot.py, main.py and web/; copies of the code left on the filesystem by an earlier deploy
+are removed, so only the ROMFS code can be imported. The firmware must have ROMFS support and a
+ROMFS partition (docs/hardware.md, "ROMFS"), else nothing is changed.
 
 Each failure prints one line `deploy: error: ...` and exits non-zero:
     2 bad arguments or image   3 no board / board not answering   4 .mpy version mismatch
@@ -401,7 +404,7 @@ def deploy(port, image=DEFAULT_OUT, resume=False, space_check=True, log=print, r
         files = [e for e in entries if not in_romfs(e[0])]
         stale = [p for p, _, _ in entries if in_romfs(p) and board.files.get(p) is not None]
         if rom_todo:
-            log(f"writing the ROMFS partition ({romfs_bytes} bytes: game/, net/, lib/)")
+            log(f"writing the ROMFS partition ({romfs_bytes} bytes: the code)")
             write_romfs(port, romfs_file, resume)
         else:
             log("the ROMFS partition already holds this image")

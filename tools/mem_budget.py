@@ -549,7 +549,8 @@ def parts(image, settings=None, romfs=None, binary=None):
     """[(part, bytes)] resident after each step of main.py's wiring (main.wire()) on `binary`
     (a path or hostenv.Binary; default as run_once), plus the qstr pool total (already counted
     inside the parts: every module interns its names). With `romfs` the code is imported
-    from that ROMFS image at /rom."""
+    from that ROMFS image at /rom. A short-named image's modules are named by their dotted
+    names (the module map beside the image)."""
     if not hasattr(binary, "word_bits"):
         binary = resolve_binary(binary, say=lambda *a: None)
     work = Path(tempfile.mkdtemp(prefix="mem-parts-"))
@@ -564,10 +565,11 @@ def parts(image, settings=None, romfs=None, binary=None):
         if process.returncode != 0:
             raise RunFailed("parts script failed: " + out[-500:])
         rows = []
+        dotted = {short: name for name, short in build_image.image_modules(image).items()}
         for line in out.splitlines():
             if line.startswith("part "):
                 name, _, size = line[5:].rpartition(" ")
-                rows.append((name, int(size)))
+                rows.append((dotted.get(name, name), int(size)))  # a flat module's own name
         found = re.search(r"n_qstr=(\d+).*n_total_bytes=(\d+)", out)
         if found:
             rows.append(("(qstr pool: %s names)" % found.group(1), int(found.group(2))))

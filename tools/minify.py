@@ -14,7 +14,7 @@ same short names (a, b, c, ...), so one short qstr serves many names:
 - function locals and arguments: renamed per function (clear of the globals, builtins and
   enclosing names the function sees). An argument that some call passes by keyword gets one
   short name everywhere instead.
-Never renamed: module and package names (files are found by name), dunder names, builtins,
+Never renamed: module and package names (see short_modules below), dunder names, builtins,
 every name of an outside API (Microdot's identifiers, MicroPython's modules and types,
 EXTERNAL below, the board-module stand-ins in tools/hostboard) and every identifier-like word
 of the firmware's string literals (a name that is also a string may be looked up with
@@ -27,7 +27,12 @@ dictionary entry and its name are gone; MicroPython folds only private `_NAME` c
 only inside their module), and functions nothing refers to (test and tool helpers) are left
 out.
 
-The renaming is written beside the image (NAMES.txt), to read a board's tracebacks.
+Module names are not renamed here (files are found by name): short_modules(), run next on
+the image's packages, makes their modules flat top-level modules with short names (game.fifo
+-> c.mpy), and rewrites the imports and the strings naming them.
+
+The renaming is written beside the image (NAMES.txt), to read a board's tracebacks; the module
+map comes first ("module c game.fifo": a traceback's File "c" is game/fifo.py).
 """
 
 import ast
@@ -900,3 +905,191 @@ def shake(trees, keep):
 def hostboard_sources():
     """The board-module stand-ins: their names are the board's API, never renamed."""
     return [p.read_text() for p in sorted((TOOLS / "hostboard").glob("*.py"))]
+
+
+# ---- module names ---------------------------------------------------------------------------
+
+# Names a flat module of the image may not take: the board's own modules (built in, frozen or
+# in /lib) and the image's other top-level names. A flat module shadows nothing on the path.
+TAKEN_MODULE_NAMES = {
+    "array",
+    "asyncio",
+    "binascii",
+    "boot",
+    "btree",
+    "cmath",
+    "collections",
+    "cryptolib",
+    "deflate",
+    "errno",
+    "esp",
+    "esp32",
+    "espnow",
+    "framebuf",
+    "gc",
+    "hashlib",
+    "heapq",
+    "io",
+    "json",
+    "lib",
+    "machine",
+    "main",
+    "math",
+    "microdot",
+    "micropython",
+    "mip",
+    "neopixel",
+    "network",
+    "ntptime",
+    "onewire",
+    "os",
+    "platform",
+    "random",
+    "re",
+    "requests",
+    "select",
+    "socket",
+    "ssl",
+    "struct",
+    "sys",
+    "time",
+    "tls",
+    "uctypes",
+    "vfs",
+    "web",
+    "websocket",
+}
+
+
+def module_name_of(path):
+    """The dotted module name of a path on sys.path ('game/rules.py' -> 'game.rules')."""
+    name = path[:-3].replace("/", ".")
+    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+
+
+def _empty(text, path):
+    return all(isinstance(stmt, ast.Pass) for stmt in ast.parse(text, path).body)
+
+
+def short_modules(sources, packages):
+    """Flatten the modules of `packages` ({path: source}, after minify()) into top-level modules
+    with short names, so that importing one interns one new name (its file's, 'a.mpy') instead
+    of three long ones (the dotted name, the name bound on its package, the file's path): the
+    short names are those minify() already gave identifiers (lowercase only: the image must
+    also fit a case-insensitive file system). Returns ({path: source}, report lines
+    "module <short> <dotted>").
+
+    A package's __init__ becomes a module of its own (`from microdot import Microdot` ->
+    `from m import Microdot`), or is left out when it is empty (`from game import rules` only
+    needs game.rules). Rewritten in every module: `from pkg.mod import x` (-> `from m import
+    x`), `from pkg import mod` (-> `import m`, or `import m as n` where the name m is taken in
+    that module; every use of the name follows) and every string that is exactly a dotted
+    module name (sys.modules keys, __import__ arguments)."""
+    packages = tuple(packages)
+
+    def flattened(path):
+        return path.split("/", 1)[0] in packages
+
+    mine = sorted(
+        path
+        for path, text in sources.items()
+        if flattened(path) and not (path.endswith("/__init__.py") and _empty(text, path))
+    )
+    others = {module_name_of(p).split(".")[0] for p in sources if not flattened(p)}
+    flat = {}  # dotted name -> short name
+    names = short_names()
+    for path in mine:
+        while True:
+            new = next(names)
+            if new.islower() and new not in TAKEN_MODULE_NAMES and new not in others:
+                break
+        flat[module_name_of(path)] = new
+    out = {}
+    for path, text in sources.items():
+        if flattened(path) and path not in mine:
+            continue  # an empty __init__
+        tree = _ModuleRenamer(flat, path).rewrite(ast.parse(text, path))
+        new_path = flat[module_name_of(path)] + ".py" if flattened(path) else path
+        out[new_path] = ast.unparse(tree) + "\n"
+    report = ["module %s %s" % (new, old) for old, new in sorted(flat.items())]
+    return out, report
+
+
+class _ModuleRenamer(ast.NodeTransformer):
+    """One module's imports of the flattened modules, and the names and strings naming them."""
+
+    def __init__(self, flat, path):
+        self.flat = flat
+        self.packages = {name.split(".")[0] for name in flat}
+        self.path = path
+        self.local = {}  # name bound by `from pkg import mod` -> its new name
+
+    def _submodule(self, node, alias):
+        """The dotted name of the module `from node.module import alias` binds, or None."""
+        if node.level or not node.module:
+            return None
+        full = node.module + "." + alias.name
+        return full if full in self.flat else None
+
+    def rewrite(self, tree):
+        used = identifiers(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if not node.level and node.module and node.module.split(".")[0] in self.packages:
+                    if node.module not in self.flat and not all(
+                        self._submodule(node, alias) for alias in node.names
+                    ):
+                        raise ValueError(
+                            "%s: from %s import: not a module" % (self.path, node.module)
+                        )
+                for alias in node.names:
+                    full = self._submodule(node, alias)
+                    local = alias.asname or alias.name
+                    if full is None or local in self.local:
+                        continue
+                    new = self.flat[full]
+                    if new in used or new in BUILTIN_NAMES:
+                        candidates = short_names()
+                        new = next(candidates)
+                        while new in used or new in BUILTIN_NAMES:
+                            new = next(candidates)
+                    used.add(new)
+                    self.local[local] = new
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] in self.packages:
+                        raise ValueError(
+                            "%s: `import %s`: only `from ... import` is flattened"
+                            % (self.path, alias.name)
+                        )
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                if set(node.names) & set(self.local):
+                    raise ValueError("%s: a module's name declared global" % self.path)
+        return self.visit(tree)
+
+    def visit_ImportFrom(self, node):
+        if node.level or not node.module or node.module.split(".")[0] not in self.packages:
+            return node
+        modules, names = [], []
+        for alias in node.names:
+            full = self._submodule(node, alias)
+            if full is None:
+                names.append(alias)
+                continue
+            short, local = self.flat[full], self.local[alias.asname or alias.name]
+            modules.append(ast.alias(short, None if local == short else local))
+        out = []
+        if modules:
+            out.append(ast.copy_location(ast.Import(modules), node))
+        if names:
+            out.append(ast.copy_location(ast.ImportFrom(self.flat[node.module], names, 0), node))
+        return out
+
+    def visit_Name(self, node):
+        node.id = self.local.get(node.id, node.id)
+        return node
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and node.value in self.flat:
+            node.value = self.flat[node.value]
+        return node

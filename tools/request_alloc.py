@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import build_image
 import mem_budget
 from virtual_board import VirtualBoard
 
@@ -52,16 +53,23 @@ REQUESTS = (
 )
 
 # Run on the virtual board after its prologue. NAMES maps the firmware's and Microdot's names
-# to the image's short ones (the build's renaming report).
+# to the image's short ones, and MODULES their dotted module names to the image's flat ones (the
+# build's renaming report).
 _SCRIPT = r"""
-import gc, asyncio
+import gc, asyncio, sys
 import main
-import microdot
-from net import portal
-from net.compat import wait_for_ms
 
 def N(name):
     return NAMES.get(name, name)
+
+def M(name):  # a module by its dotted name (flat, with a short name, in a short-named image)
+    name = MODULES.get(name, name)
+    __import__(name)
+    return sys.modules[name]
+
+microdot = M('microdot')
+portal = M('net.portal')
+wait_for_ms = M('net.compat').wait_for_ms
 
 board = main.wire()
 app = getattr(board, N('app'))
@@ -172,7 +180,12 @@ def measure(image, binary=None):
             for name, text in REQUESTS
         ]
         requests = [(name, lines + [b"\r\n"]) for name, lines in requests]
-        script = "NAMES = %r\nREQUESTS = %r\n%s" % (renamed(image), requests, _SCRIPT)
+        script = "NAMES = %r\nMODULES = %r\nREQUESTS = %r\n%s" % (
+            renamed(image),
+            build_image.image_modules(image),
+            requests,
+            _SCRIPT,
+        )
         board = VirtualBoard(work / "flash", heapsize="1024K", micropython=binary.path)
         with board:
             process = board.boot(program=script)

@@ -152,10 +152,17 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
     _, entries = build_image.read_manifest(image)
     listed = {path for path, _, _ in entries}
     assert listed == set(build_image.image_files(image))
+    # every firmware module, flat with a short name (the module map is in the names file)
+    modules = build_image.image_modules(image)
     for package in build_image.CODE_PACKAGES:
         for src in (FIRMWARE / package).rglob("*.py"):
-            assert src.relative_to(FIRMWARE).with_suffix(".mpy").as_posix() in listed
-    assert not [p for p in listed if p.startswith(("game/", "net/")) and p.endswith(".py")]
+            if src.stem != "__init__":
+                dotted = src.relative_to(FIRMWARE).with_suffix("").as_posix().replace("/", ".")
+                assert len(modules[dotted]) <= 2 and modules[dotted] + ".mpy" in listed
+    assert sorted(p for p in listed if "/" not in p and p.endswith(".mpy")) == sorted(
+        short + ".mpy" for short in modules.values()
+    )
+    assert not [p for p in listed if p.startswith(("game/", "net/"))]  # no packages left
     # boot.py and main.py go as source, with the image's short names
     sources, renamed = build_image.board_sources()
     for name in build_image.SOURCE_FILES:
@@ -163,9 +170,11 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
             assert (image / name).read_text() == sources[name]
     assert build_image.names_path(image).read_text().splitlines() == renamed
     assert len(renamed) > 100  # the firmware's and Microdot's own names were shortened
-    for name in ("__init__", "microdot", "websocket"):
-        assert f"lib/microdot/{name}.mpy" in listed
-    assert "lib/microdot/helpers.mpy" not in listed  # trimmed: nothing the board runs uses it
+    # Microdot, flat too: the package and the two modules the firmware uses
+    for name in ("microdot", "microdot.microdot", "microdot.websocket"):
+        assert modules[name] + ".mpy" in listed
+    assert "microdot.helpers" not in modules  # trimmed: nothing the board runs uses it
+    assert not [p for p in listed if p.startswith("lib/")]
     assert not [p for p in listed if "hostboard" in p or p.split("/")[-1] == "network.py"]
     # the web files: the minified page and the game's QR code (no network name: no Wi-Fi one)
     web = build_image.web_files()
@@ -205,7 +214,7 @@ def test_deploy_copies_the_image_then_only_what_changed(image, board):
     assert "up to date" in second.stdout and "copying" not in second.stdout
 
     # One stale file on the board (an older build): exactly that one is copied again.
-    stale = sorted(p for p in expected if p.startswith("game/"))[0]
+    stale = sorted(p for p in expected if p.endswith(".mpy") and "/" not in p)[0]
     (board.flash_dir / stale).write_bytes(b"M\x06\x00\x1fold")
     third = deploy(board, image)
     assert third.returncode == 0, third.stderr
@@ -228,14 +237,15 @@ def test_deploy_refuses_native_code_for_another_architecture(tmp_path, board):
     header, _ = build_image.read_manifest(esp_image)
     assert header["native"] == "6.3 xtensawin"
 
+    fast = build_image.image_modules(esp_image)["game.fast"]  # a flat module, short name
+
     result = deploy(board, esp_image)
-    one_line_error(result, 4, "mismatch", "game/fast.mpy", "xtensawin", "x64", "MARCH=")
+    one_line_error(result, 4, "mismatch", fast + ".mpy", "xtensawin", "x64", "MARCH=")
     assert board_files(board) == []  # nothing copied
 
     # The board agrees: copied by hand, the file does not import.
-    mpremote(board, "fs", "mkdir", "game")
-    mpremote(board, "fs", "cp", str(esp_image / "game" / "fast.mpy"), ":game/fast.mpy")
-    refused = mpremote(board, "exec", "import game.fast")
+    mpremote(board, "fs", "cp", str(esp_image / (fast + ".mpy")), ":%s.mpy" % fast)
+    refused = mpremote(board, "exec", "import " + fast)
     assert "incompatible .mpy arch" in refused.stdout + refused.stderr
 
 
@@ -259,12 +269,9 @@ def test_deploy_refuses_an_image_of_another_mpy_version(image, tmp_path, board):
     one_line_error(result, 4, "mismatch", ".mpy v5", ".mpy v6", "flash MicroPython >= 1.23")
     assert board_files(board) == []
 
-    target = sorted(
-        p.relative_to(old).as_posix() for p in old.rglob("game/*.mpy") if p.stem != "__init__"
-    )[0]
-    mpremote(board, "fs", "mkdir", "game")
+    target = sorted(p.name for p in old.glob("*.mpy"))[0]  # a flat firmware module
     mpremote(board, "fs", "cp", str(old / target), ":" + target)
-    module = target[:-4].replace("/", ".")
+    module = target[:-4]
     refused = mpremote(board, "exec", f"import {module}")
     assert "incompatible .mpy file" in refused.stdout + refused.stderr
 
@@ -320,8 +327,10 @@ def test_deployed_firmware_boots_and_serves_the_client(image, tmp_path):
     with VirtualBoard(tmp_path / "flash", heapsize=BOARD_HEAP) as board:
         assert deploy(board, image).returncode == 0
         # The REPL imports the deployed .mpy files, not the repository's firmware/.
-        where = mpremote(board, "exec", "import net.portal, microdot; print(net.portal.__file__)")
-        assert where.stdout.strip() == "net/portal.mpy", where.stdout + where.stderr
+        modules = build_image.image_modules(image)  # their short, flat names
+        portal, microdot = modules["net.portal"], modules["microdot"]
+        where = mpremote(board, "exec", f"import {portal}, {microdot}; print({portal}.__file__)")
+        assert where.stdout.strip() == portal + ".mpy", where.stdout + where.stderr
         http_port = boot_serving(board)
         with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/", timeout=10) as resp:
             body = resp.read()
@@ -359,7 +368,8 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
             stdin=subprocess.DEVNULL,
         )
         assert made.returncode == 0, made.stdout + made.stderr
-        assert (flash / "main.py").is_file() and (flash / "game" / "engine.mpy").is_file()
+        engine = build_image.image_modules(tmp_path / "img")["game.engine"] + ".mpy"
+        assert (flash / "main.py").is_file() and (flash / engine).is_file()
         assert json.loads((flash / "settings.json").read_text()) == settings  # left alone
         http_port = boot_serving(board)
 
@@ -398,7 +408,8 @@ def romfs(image):
 
 def test_romfs_image_holds_the_code_folders_byte_for_byte(image, romfs, upy_binary):
     """Mounted by the unix port's own VfsRom, the ROMFS image holds exactly the image's
-    game/, net/ and lib/ files, unchanged; boot.py, main.py and the client stay out of it."""
+    code (the flat firmware modules and lib/), unchanged; boot.py, main.py and the client stay
+    out of it."""
     from mpremote.romfs import VfsRomWriter
 
     assert romfs == build_image.romfs_path(image)
@@ -412,10 +423,12 @@ def test_romfs_image_holds_the_code_folders_byte_for_byte(image, romfs, upy_bina
     assert out.returncode == 0, out.stderr
     inside = dict(line.split()[1:] for line in out.stdout.splitlines() if line.startswith("F "))
     _, entries = build_image.read_manifest(image)
-    code = {path: digest for path, _, digest in entries if path.split("/")[0] in ("game", "net")}
+    code = {path: digest for path, _, digest in entries if "/" not in path and ".mpy" in path}
     code.update({p: d for p, _, d in entries if p.startswith("lib/")})
     assert code and inside == code
-    assert "net/gateway.mpy" in inside and "lib/microdot/microdot.mpy" in inside
+    modules = build_image.image_modules(image)
+    assert modules["net.gateway"] + ".mpy" in inside
+    assert modules["microdot.microdot"] + ".mpy" in inside
 
 
 def test_romfs_board_boots_with_the_code_from_rom_and_a_64wk_heap(image, romfs, tmp_path):
@@ -426,7 +439,7 @@ def test_romfs_board_boots_with_the_code_from_rom_and_a_64wk_heap(image, romfs, 
         if not build_image.in_romfs(rel):
             (flash / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(image / rel, flash / rel)
-    assert not (flash / "net").exists() and (flash / "main.py").is_file()
+    assert not list(flash.glob("*.mpy")) and (flash / "main.py").is_file()
     with VirtualBoard(flash, heapsize="64wK", romfs=romfs) as board:
         target = board.gc_heap_total()
         http_port = boot_serving(board)
@@ -438,7 +451,8 @@ def test_romfs_board_boots_with_the_code_from_rom_and_a_64wk_heap(image, romfs, 
         "vboard: ROMFS %d bytes mounted at /rom, built-in stand-ins " % (romfs.stat().st_size)
     )
     assert target <= left < target + 32, (first, target)
-    assert "code: net.gateway from /rom/net/gateway.mpy" in log, log
+    gateway = build_image.image_modules(image)["net.gateway"]
+    assert "code: net.gateway from /rom/%s.mpy" % gateway in log, log
     assert "Traceback" not in log, log
 
 
@@ -476,7 +490,8 @@ def test_booted_board_gets_exactly_the_heap_its_heapsize_gives(image, tmp_path):
     first, left = python_heap_left(log)
     assert first.startswith("vboard: built-in stand-ins "), first
     assert target <= left < target + 32, (first, target)
-    assert "code: net.gateway from net/gateway.mpy" in log, log
+    gateway = build_image.image_modules(image)["net.gateway"]
+    assert "code: net.gateway from %s.mpy" % gateway in log, log
 
 
 def pinned_and_boot_blocks(log, binary):
