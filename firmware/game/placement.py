@@ -85,7 +85,8 @@ class Placer:
         return d >= 3  # _ARTIFACT
 
     def pick(self, rule):
-        """A random free cell satisfying rule, relaxed to any free cell; it becomes used."""
+        """A random free cell satisfying rule, else any free cell (any free border cell for an
+        exit: its outward direction needs one); it becomes used."""
         n = self.n
         rng = self.rng
         cell = -1
@@ -101,10 +102,12 @@ class Placer:
                 if self.free(candidate) and self.accept(rule, candidate):
                     cell = candidate
                     break
-        if cell < 0:
+        if cell < 0:  # relaxed: distances dropped, but an exit stays on the border
             for step in range(n):
                 candidate = (start + step) % n
-                if self.free(candidate):
+                if self.free(candidate) and (
+                    rule != _EXIT or exit_direction(candidate, self.w, self.h) >= 0
+                ):
                     cell = candidate
                     break
         if cell < 0:

@@ -1,8 +1,11 @@
 # Placement: distinct cells, border exits with their outward direction, exact mirror fairness.
 from game import rules
 from game.engine import Match
-from game.maze import distances, mirror
-from game.placement import exit_direction
+from game.maze import Workspace, distances, mirror
+from game.placement import Placer, exit_direction
+from game.prng import Prng
+
+_EXIT_RULE = 2  # placement's rule for an exit (a private const there)
 
 
 def shortest_start_key_exit(m, seat):
@@ -88,3 +91,20 @@ def test_reset_gives_a_fresh_match_identical_to_a_new_one():
     fresh = Match(77, 15, 15)
     assert m.digest() == fresh.digest()
     assert m.queue.count == 0 and m.phase == rules.WAITING
+
+
+def test_an_exit_placed_without_its_distances_is_still_on_the_border():
+    # No cell meets the exit's distances (every cell 0 steps from the start): the relaxed
+    # pick must still be a border cell, or the exit would have no outward direction.
+    w, h = 9, 9
+    n = w * h
+    for seed in range(40):
+        placer = Placer(Workspace(n))
+        placer.w, placer.h, placer.n, placer.count = w, h, n, 0
+        placer.rng = Prng(seed)
+        for cell in range(n):
+            placer.from_start[cell] = 0
+            placer.from_key[cell] = 0
+        cell = placer.pick(_EXIT_RULE)
+        assert exit_direction(cell, w, h) >= 0, (seed, cell)
+        assert placer.used[0] == cell and placer.count == 1
