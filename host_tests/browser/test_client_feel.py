@@ -5,7 +5,7 @@
 # stays on a small screen, and the map's colours keep WCAG's 3:1 for graphics (axe-core checks
 # the text).
 import pytest
-from browser_ui import IPHONE, PHONE, PIXEL, find_object, free_steps, observe, walk
+from browser_ui import IPHONE, PHONE, PIXEL, find_object, observe, two_free_steps, walk
 from ws_proxy import WsProxy
 
 pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
@@ -60,8 +60,8 @@ def test_queued_taps_slides_live_region_and_big_enough_buttons(browser, board):
         ann.wait_attr("phase", "active", timeout=20_000)
         maze = observe(host.ws_url, lambda v: v["ph"] == "active")
         keys = (find_object(maze, 0, 1)[1], find_object(maze, 0, 2)[1])
-        route = free_steps(maze, ann.pos(), keys, 2)
-        assert len(route) == 2, "no two free steps"
+        route = two_free_steps(maze, ann.pos(), keys)
+        assert len(route) == 2, "no free step"
         assert ann.page.evaluate(SMALL_BUTTONS) == []  # the D-pad, Drop key
 
         # The board's answer to the first tap is held back: a second tap waits for its turn,
@@ -88,7 +88,7 @@ def test_queued_taps_slides_live_region_and_big_enough_buttons(browser, board):
         ann.wait_js("!document.querySelector('#pad .q')")
         assert len(ann.sent("move")) == 2
         # Each step slid the pawn, and was said in the live region.
-        assert int(ann.attr("anim")) >= slides + 2
+        ann.wait_for(lambda: int(ann.attr("anim") or 0) >= slides + 2, "two slides")
         said = ann.text("#say")
         assert said.startswith("Moved " + ("north", "east", "south", "west")[route[1]]), said
         assert ann.page.locator("#say").get_attribute("aria-live") == "polite"

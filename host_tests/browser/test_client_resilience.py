@@ -5,7 +5,7 @@
 import json
 
 import pytest
-from browser_ui import find_object, free_steps, observe, step
+from browser_ui import find_object, free_steps, observe, step, two_free_steps
 from ws_proxy import WsProxy
 
 pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
@@ -86,8 +86,8 @@ def test_dropped_and_silent_sockets_reconnect_and_resend_what_was_lost(browser, 
 
         # 2. A move lost on its way to the board is sent again, with its sequence, after the
         # reconnect, and made once.
-        route = free_steps(maze, ann.pos(), key_cells(maze), 2)
-        assert len(route) == 2, "no two free steps"
+        route = two_free_steps(maze, ann.pos(), key_cells(maze))
+        assert len(route) == 2, "no free step from %d (keys %r)" % (ann.pos(), key_cells(maze))
         here = ann.pos()
         proxy.up = lambda text: [] if '"move"' in text else [text]
         ann.pad(route[0])
