@@ -727,6 +727,7 @@ class StatusSampler:
     def __init__(self, port):
         self.port = port
         self.task = None
+        self.stopping = False
         self.reset()
 
     def reset(self):
@@ -754,7 +755,7 @@ class StatusSampler:
         return json.loads(data.split(b"\r\n\r\n", 1)[1])
 
     async def _loop(self):
-        while True:
+        while not self.stopping:
             status = await self.once()
             if status is None:
                 self.missed += 1
@@ -770,9 +771,14 @@ class StatusSampler:
 
     def start(self):
         self.reset()
+        self.stopping = False
         self.task = asyncio.create_task(self._loop())
 
     async def stop(self):
+        # The flag as well as the cancellation: Python 3.11's wait_for() drops a cancellation
+        # that arrives as its inner call completes (here a /status answer), and the loop would
+        # then sample for ever (a CI run hung there, the task "cancelling" in its sleep).
+        self.stopping = True
         self.task.cancel()
         try:
             await self.task
