@@ -158,3 +158,33 @@ def test_an_upgrade_burst_at_the_board_heap(upy_binary, tmp_path):
     assert row["valid_during"]["pings"]["ok"] > 0 and row["valid_during"]["pings"]["failed"] == 0
     assert row["valid_after"] is True and row["newcomer_after_s"] is not None
     assert row["after_status"]["players"] == 2
+
+
+def test_the_status_sampler_stops_when_a_cancellation_is_swallowed():
+    # Python 3.11's wait_for() drops a cancellation that arrives as its inner call completes;
+    # the sampler must stop at the first one anyway (a CI run once hung for good in
+    # sampler.stop()). Here the first cancellation is swallowed, any later one is not: without
+    # the stop flag only the second, from wait_for's time limit, would end the loop.
+    cancels = []
+
+    async def main():
+        sampler = stress.StatusSampler(port=1)
+
+        async def once(timeout=5.0):
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                cancels.append(1)
+                if len(cancels) > 1:
+                    raise
+            return {"sessions": 1, "players": 2, "observers": 0, "http_open": 3, "mem_free": 9}
+
+        sampler.once = once
+        sampler.start()
+        await asyncio.sleep(0.05)  # the loop is inside once()
+        return await asyncio.wait_for(sampler.stop(), 3)
+
+    caps = asyncio.run(main())
+    assert cancels == [1]  # stopped at the swallowed cancellation
+    assert caps["max"] == {"sessions": 1, "players": 2, "observers": 0, "http_open": 3}
+    assert caps["samples"] == 1 and caps["min_mem_free"] == 9
