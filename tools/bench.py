@@ -2,6 +2,8 @@
 # and written to build/bench.json. Benchmarks only: nothing here asserts a speed.
 #   core     us per accepted move (engine + the views of 2 players and 1 observer) on CPython and
 #            on the MicroPython unix port, an ESP32 estimate, heap bytes allocated per move
+#   in play  us per view as each connection gets them in play: one role's views of every move
+#            (bench_core.py --roles R) less the engine alone, classic 15x15 and huge 32x32
 #   instr    callgrind instruction counts per move under the unix port (when valgrind exists)
 #   wire     records and bytes per view (tools/bench_projector.py) and the naive alternative:
 #            one full-state JSON document per move for every client
@@ -72,31 +74,92 @@ def core_section(workload_path, moves):
     return rows
 
 
-def instr_section(workload_path, moves):
+# (label, preset, role): a player at its radius as the match makes it (3, 6 after a vision
+# artifact), and the observer; each of a seat's views and the observer's after every move.
+IN_PLAY = (
+    ("player 15x15", "classic", 1),
+    ("observer 15x15", "classic", OBSERVER),
+    ("player 32x32", "huge", 1),
+    ("observer 32x32", "huge", OBSERVER),
+)
+
+
+def in_play_section(workloads, moves):
+    """us per view in play: the views one role's connection gets, one after every move of the
+    driven match (its own moves, the opponent's, pickups; what the projector keeps from the
+    view before is kept), as one role's run less a run of the engine alone (fastest of 3)."""
+    upy = find_micropython()
+    if not upy:
+        return {"skipped": "micropython not available"}
+    rows = []
+    best = {}
+
+    def fastest(preset, *flags):
+        key = (preset, flags)
+        if key not in best:
+            cmd = [
+                upy,
+                "-X",
+                "heapsize=" + BOARD_HEAP,
+                "tools/bench_core.py",
+                "--load",
+                workloads[preset],
+            ]
+            cmd += ["--preset", preset, "--moves", str(moves), *flags]
+            best[key] = min(run_json(cmd)["us_per_move"] for _ in range(3))
+        return best[key]
+
+    for label, preset, role in IN_PLAY:
+        engine = fastest(preset, "--no-views")
+        rows.append(
+            {
+                "view": label,
+                "preset": preset,
+                "moves": moves,
+                "us_unix_per_view": round(fastest(preset, "--roles", str(role)) - engine, 1),
+                "us_unix_engine": engine,
+            }
+        )
+    return rows
+
+
+def instr_section(workloads, moves):
     upy = find_micropython()
     if not shutil.which("valgrind") or not upy:
         return {"skipped": "valgrind or micropython not available"}
     high = min(600, moves)
     low = high // 6
 
-    def count(moves, *flags):
+    def count(moves, *flags, preset="classic"):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "callgrind.out")
             cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
             cmd += [upy, "-X", "heapsize=" + BOARD_HEAP, "tools/bench_core.py"]
-            cmd += ["--load", workload_path, "--moves", str(moves), *flags]
+            cmd += ["--load", workloads[preset], "--preset", preset, "--moves", str(moves), *flags]
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
         for line in proc.stderr.splitlines():
             if "Collected :" in line:
                 return int(line.split(":")[-1].strip())
         raise RuntimeError("callgrind printed no total: " + proc.stderr[-500:])
 
-    # Differences between two run lengths cancel start-up and loading; subtracting the same
-    # difference for a run that only repeats the resets between games leaves the moves alone.
-    baseline = count(high, "--resets-only") - count(low, "--resets-only")
+    def per_move(*flags, preset="classic"):
+        # Differences between two run lengths cancel start-up and loading
+        return count(high, *flags, preset=preset) - count(low, *flags, preset=preset)
+
+    # ... and subtracting the same difference for a run that only repeats the resets between
+    # games leaves the moves alone.
+    baseline = per_move("--resets-only")
     result = {}
+    engine = {"classic": per_move("--no-views")}
     for key, flags in (("engine + 3 views", ()), ("engine only", ("--no-views",))):
-        result[key] = round((count(high, *flags) - count(low, *flags) - baseline) / (high - low))
+        moves_only = engine["classic"] if flags else per_move(*flags)
+        result[key] = round((moves_only - baseline) / (high - low))
+    # A view in play (make bench's "views in play"): one role's views less the engine alone.
+    for label, preset, role in IN_PLAY:
+        if preset not in engine:
+            engine[preset] = per_move("--no-views", preset=preset)
+        views = per_move("--roles", str(role), preset=preset)
+        result["in play: " + label] = round((views - engine[preset]) / (high - low))
     return result
 
 
@@ -219,6 +282,12 @@ def print_table(report):
             )
         )
     print("ESP32 estimate = unix time x %d (see docs/performance.md)" % ESP32_FACTOR)
+    print("\n== views in play: us per view, one after every move (unix port, fastest of 3) ==")
+    if isinstance(report["in_play"], dict):
+        print("  skipped:", report["in_play"]["skipped"])
+    else:
+        for r in report["in_play"]:
+            print("  %-18s %6.1f" % (r["view"], r["us_unix_per_view"]))
     print("\n== instructions per move (callgrind, unix port) ==")
     for key, value in report["instr"].items():
         print("  %-18s %s" % (key, value))
@@ -338,6 +407,9 @@ def main(argv):
     workload_path = str(BUILD / "bench-workload.bin")
     workload = record_workload(7, "classic", moves)
     workload.save(workload_path)
+    # the huge preset's too, for the views in play on a 32x32 maze
+    workloads = {"classic": workload_path, "huge": str(BUILD / "bench-workload-huge.bin")}
+    record_workload(7, "huge", moves).save(workloads["huge"])
     report = {
         "machine": {
             "platform": platform.platform(),
@@ -349,10 +421,9 @@ def main(argv):
         "esp32_factor": ESP32_FACTOR,
     }
     report["core"] = core_section(workload_path, len(workload))
+    report["in_play"] = in_play_section(workloads, len(workload))
     report["instr"] = (
-        {"skipped": "--skip instr"}
-        if "instr" in skip
-        else instr_section(workload_path, len(workload))
+        {"skipped": "--skip instr"} if "instr" in skip else instr_section(workloads, len(workload))
     )
     report["wire"] = wire_section(Workload.load(workload_path, len(workload)), quick)
     report["latency"] = (

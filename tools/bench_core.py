@@ -2,8 +2,10 @@
 # workload (a driven classic match, commands recorded first), then replayed with the timer on.
 # Per accepted move it costs: the engine (enqueue + process) and the views of both players and
 # one observer (projector plan + every record written). Prints one JSON line.
-# Usage: bench_core.py [--moves N] [--preset NAME] [--no-views] [--resets-only]
+# Usage: bench_core.py [--moves N] [--preset NAME] [--no-views] [--roles 1,2,0] [--resets-only]
 #                      [--save FILE | --load FILE]
+# --roles: the views of these roles only (0: the observer), e.g. --roles 0 for one view per
+# move as an observer's connection sees them in play (tools/bench.py, "views in play").
 # --save writes the recorded workload (native-endian uint32 pairs) and exits; --load replays a
 # saved one, so that an instruction count (callgrind) covers the replay and not the recording;
 # --resets-only repeats only the resets between games, the baseline that count subtracts.
@@ -69,7 +71,7 @@ class Workload:
         return w
 
 
-ROLES = (1, 2, OBSERVER)  # built once: a tuple display with a name in it allocates
+ROLES = [(1, 2, OBSERVER)]  # built once (a tuple display with a name in it allocates); --roles
 
 
 def mem_alloc():
@@ -92,6 +94,7 @@ def replay(m, commands, limit, proj, views, totals, moves=True):
     # per segment between resets, with the collector off inside a segment.
     packed = commands.packed
     times = commands.times
+    roles = ROLES[0]
     gc.collect()
     gc.disable()
     mark = mem_alloc()
@@ -116,7 +119,7 @@ def replay(m, commands, limit, proj, views, totals, moves=True):
         if m.process() == 0:
             totals.accepted += 1
         if views:
-            for role in ROLES:
+            for role in roles:
                 n = proj.begin(m, role)
                 for i in range(n):
                     proj.write(i)
@@ -142,6 +145,9 @@ def main(argv):
             i += 1
         elif argv[i] == "--no-views":
             views = False
+        elif argv[i] == "--roles":
+            ROLES[0] = tuple(int(r) for r in argv[i + 1].split(","))
+            i += 1
         elif argv[i] == "--resets-only":
             moves_on = False
         elif argv[i] == "--save":
@@ -174,12 +180,13 @@ def main(argv):
     )
     impl = sys.implementation.name
     print(
-        '{"impl":"%s","preset":"%s","views":%s,"commands":%d,"accepted":%d,'
+        '{"impl":"%s","preset":"%s","views":%s,"roles":"%s","commands":%d,"accepted":%d,'
         '"us_per_move":%.2f,"alloc_bytes_per_move":%.1f}'
         % (
             impl,
             preset,
             "true" if views else "false",
+            ",".join(str(r) for r in ROLES[0]),
             len(commands),
             accepted,
             took / len(commands),
