@@ -39,12 +39,17 @@ def run_json(cmd, timeout=900, env=None):
         return json.loads(out.strip().splitlines()[-1])  # ... or JSON as its last line
 
 
+def bench_core_args(workload_path, moves, *flags, preset="classic"):
+    """tools/bench_core.py replaying the saved workload of preset (its maze), moves long."""
+    args = ["tools/bench_core.py", "--load", workload_path, "--preset", preset]
+    return args + ["--moves", str(moves), *flags]
+
+
 def core_section(workload_path, moves):
     rows = []
     upy = find_micropython()
     for views in (True, False):
-        extra = [] if views else ["--no-views"]
-        args = ["tools/bench_core.py", "--load", workload_path, "--moves", str(moves), *extra]
+        args = bench_core_args(workload_path, moves, *([] if views else ["--no-views"]))
         best = {}
         for name, cmd in (
             ("cpython", [sys.executable, *args]),
@@ -97,15 +102,8 @@ def in_play_section(workloads, moves):
     def fastest(preset, *flags):
         key = (preset, flags)
         if key not in best:
-            cmd = [
-                upy,
-                "-X",
-                "heapsize=" + BOARD_HEAP,
-                "tools/bench_core.py",
-                "--load",
-                workloads[preset],
-            ]
-            cmd += ["--preset", preset, "--moves", str(moves), *flags]
+            cmd = [upy, "-X", "heapsize=" + BOARD_HEAP]
+            cmd += bench_core_args(workloads[preset], moves, *flags, preset=preset)
             best[key] = min(run_json(cmd)["us_per_move"] for _ in range(3))
         return best[key]
 
@@ -134,8 +132,8 @@ def instr_section(workloads, moves):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "callgrind.out")
             cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
-            cmd += [upy, "-X", "heapsize=" + BOARD_HEAP, "tools/bench_core.py"]
-            cmd += ["--load", workloads[preset], "--preset", preset, "--moves", str(moves), *flags]
+            cmd += [upy, "-X", "heapsize=" + BOARD_HEAP]
+            cmd += bench_core_args(workloads[preset], moves, *flags, preset=preset)
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
         for line in proc.stderr.splitlines():
             if "Collected :" in line:
@@ -149,15 +147,13 @@ def instr_section(workloads, moves):
     # ... and subtracting the same difference for a run that only repeats the resets between
     # games leaves the moves alone.
     baseline = per_move("--resets-only")
-    result = {}
-    engine = {"classic": per_move("--no-views")}
-    for key, flags in (("engine + 3 views", ()), ("engine only", ("--no-views",))):
-        moves_only = engine["classic"] if flags else per_move(*flags)
-        result[key] = round((moves_only - baseline) / (high - low))
+    engine = {preset: per_move("--no-views", preset=preset) for preset in workloads}
+    result = {
+        "engine + 3 views": round((per_move() - baseline) / (high - low)),
+        "engine only": round((engine["classic"] - baseline) / (high - low)),
+    }
     # A view in play (make bench's "views in play"): one role's views less the engine alone.
     for label, preset, role in IN_PLAY:
-        if preset not in engine:
-            engine[preset] = per_move("--no-views", preset=preset)
         views = per_move("--roles", str(role), preset=preset)
         result["in play: " + label] = round((views - engine[preset]) / (high - low))
     return result

@@ -71,7 +71,7 @@ class Workload:
         return w
 
 
-ROLES = [(1, 2, OBSERVER)]  # built once (a tuple display with a name in it allocates); --roles
+ROLES = (1, 2, OBSERVER)  # built once: a tuple display with a name in it allocates
 
 
 def mem_alloc():
@@ -88,13 +88,12 @@ class Totals:
         self.alloc = 0
 
 
-def replay(m, commands, limit, proj, views, totals, moves=True):
+def replay(m, commands, limit, proj, roles, totals, moves=True):
     # Commands come from several consecutive games; between games the match is reset, which
     # generates a maze (that allocates, and is not a move), so time and allocation are measured
     # per segment between resets, with the collector off inside a segment.
     packed = commands.packed
     times = commands.times
-    roles = ROLES[0]
     gc.collect()
     gc.disable()
     mark = mem_alloc()
@@ -118,7 +117,7 @@ def replay(m, commands, limit, proj, views, totals, moves=True):
         m.enqueue(word >> 24, word >> 16 & 0xFF, word >> 8 & 0xFF, t)
         if m.process() == 0:
             totals.accepted += 1
-        if views:
+        if roles:  # () with --no-views
             for role in roles:
                 n = proj.begin(m, role)
                 for i in range(n):
@@ -131,7 +130,7 @@ def replay(m, commands, limit, proj, views, totals, moves=True):
 def main(argv):
     moves = 2000
     preset = "classic"
-    views = True
+    roles = ROLES
     save = None
     load = None
     moves_on = True
@@ -144,9 +143,9 @@ def main(argv):
             preset = argv[i + 1]
             i += 1
         elif argv[i] == "--no-views":
-            views = False
+            roles = ()
         elif argv[i] == "--roles":
-            ROLES[0] = tuple(int(r) for r in argv[i + 1].split(","))
+            roles = tuple(int(r) for r in argv[i + 1].split(","))
             i += 1
         elif argv[i] == "--resets-only":
             moves_on = False
@@ -168,11 +167,11 @@ def main(argv):
     m = new_match(7, preset)
     m.start(0)
     proj = Projector()
-    replay(m, commands, 50, proj, views, Totals())  # warm up every path
+    replay(m, commands, 50, proj, roles, Totals())  # warm up every path
     m.reset(7)
     m.start(0)
     totals = Totals()
-    replay(m, commands, len(commands), proj, views, totals, moves_on)
+    replay(m, commands, len(commands), proj, roles, totals, moves_on)
     accepted = totals.accepted
     took = totals.us
     alloc_per_move = (
@@ -185,8 +184,8 @@ def main(argv):
         % (
             impl,
             preset,
-            "true" if views else "false",
-            ",".join(str(r) for r in ROLES[0]),
+            "true" if roles else "false",
+            ",".join(str(r) for r in roles),
             len(commands),
             accepted,
             took / len(commands),
