@@ -77,9 +77,16 @@ CORE_TEST_HEAP = "256wK"
 # (docs/memory.md, "Short module names"): 90K passed 3 runs of 3 on the filesystem (88K fails
 # every run, 4 of 4), and the ROMFS goal, 56K, passed every run since (5 of 5 on the merged
 # code; 54K passes some runs and fails others), so it is the ROMFS budget.
-BUDGET_FS = 92 * 1024  # .mpy files on the filesystem (stock firmware)
+# Lowered to 90K / 56K (docs/memory.md, "Closer to 88K"): the captive portal's probes in one
+# string, the per-source limits in one list, Microdot's package __init__ and main.py's tool
+# function left out of the image, idle sessions waiting on their sockets directly. The goal,
+# 88K, now passes most runs but not all (a slow client's unsent bytes then find no hole in the
+# fragmented heap), so the budget stays one step above it, and the strict expected failure is
+# one step below the goal (FAILS_FS: 86K fails every run, as the room fills).
+BUDGET_FS = 90 * 1024  # .mpy files on the filesystem (stock firmware)
 BUDGET_ROMFS = 56 * 1024  # the same .mpy files in a ROMFS partition (or frozen): the goal
 GOAL_FS = 88 * 1024
+FAILS_FS = GOAL_FS - 2 * 1024  # one step below the goal: fails every run (a strict xfail)
 GOAL_ROMFS = 56 * 1024  # about an ESP32's first heap (55,968 bytes of GC heap)
 # The same on the 64-bit unix port (secondary figures: `w` counts 4-byte words, so 84wK is
 # 172,032 bytes there); same rule: never raised.

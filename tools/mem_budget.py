@@ -523,9 +523,10 @@ def describe(result):
 # ---- resident cost per part ----------------------------------------------------------------
 
 # Run on the virtual board in place of boot.py and main.py, after the same prologue (the
-# built-in stand-ins, and a ROMFS image, outside the heap): imports the image's main.py and
-# calls its wire() with a step that collects and prints the bytes that stayed resident since
-# the step before ("part <name> <bytes>"); then the qstr pool of qstr_info().
+# built-in stand-ins, and a ROMFS image, outside the heap): imports the image's main.py, then
+# calls net.wiring's wire() (WIRING: its name in the image) with a step that collects and
+# prints the bytes that stayed resident since the step before ("part <name> <bytes>"); then
+# the qstr pool of qstr_info().
 _PARTS_SCRIPT = """
 import gc, micropython
 def _used():
@@ -540,15 +541,16 @@ import asyncio, time
 _part('asyncio')
 import main
 _part('main.py (compiled from source) and net.board')
-_board = main.wire(_part)
+import WIRING
+_board = WIRING.wire(_part)
 micropython.qstr_info()
 """
 
 
 def parts(image, settings=None, romfs=None, binary=None):
-    """[(part, bytes)] resident after each step of main.py's wiring (main.wire()) on `binary`
-    (a path or hostenv.Binary; default as run_once), plus the qstr pool total (already counted
-    inside the parts: every module interns its names). With `romfs` the code is imported
+    """[(part, bytes)] resident after each step of the board's wiring (net.wiring.wire()) on
+    `binary` (a path or hostenv.Binary; default as run_once), plus the qstr pool total (already
+    counted inside the parts: every module interns its names). With `romfs` the code is imported
     from that ROMFS image at /rom. A short-named image's modules are named by their dotted
     names (the module map beside the image)."""
     if not hasattr(binary, "word_bits"):
@@ -559,7 +561,8 @@ def parts(image, settings=None, romfs=None, binary=None):
         deploy(image, flash, settings or RUN_SETTINGS, romfs=bool(romfs))
         board = VirtualBoard(flash, heapsize="1024K", romfs=romfs, micropython=binary.path)
         with board:
-            process = board.boot(program=_PARTS_SCRIPT)
+            wiring = build_image.image_modules(image).get("net.wiring", "net.wiring")
+            process = board.boot(program=_PARTS_SCRIPT.replace("WIRING", wiring))
             process.wait(timeout=60)
             out = board.read_log()
         if process.returncode != 0:

@@ -836,8 +836,8 @@ def minify(sources, extra_sources=(), entry_points=("boot.py", "main.py"), keep_
     """Rename the identifiers of {path: source} (paths as on the board's sys.path, e.g.
     'game/rules.py', 'microdot/microdot.py'); returns ({path: new source}, report lines).
     extra_sources: outside code whose names must stay (the board stand-ins). The module-level
-    names of the entry points (run by the board and called by the tools: main.run, main.wire)
-    stay, and so do keep_names (names built at run time, e.g. by string concatenation)."""
+    names of the entry points (run by the board: main.run) stay, and so do keep_names (names
+    built at run time, e.g. by string concatenation, or called by the tools: wire)."""
     program = Program(sources)
     keep = keep_set(program.trees.values(), extra_sources) | set(keep_names)
     keep |= _imported_names(program)

@@ -67,11 +67,11 @@ def M(name):  # a module by its dotted name (flat, with a short name, in a short
     __import__(name)
     return sys.modules[name]
 
-microdot = M('microdot')
+microdot = M('microdot.microdot')
 portal = M('net.portal')
 wait_for_ms = M('net.compat').wait_for_ms
 
-board = main.wire()
+board = M('net.wiring').wire()
 app = getattr(board, N('app'))
 server = getattr(board, N('server'))
 Request = getattr(microdot, N('Request'))

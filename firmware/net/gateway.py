@@ -145,14 +145,18 @@ class Session:
 
     # ---- the connection's task ----------------------------------------------------------------
 
-    async def serve(self, server=None):
+    def serve(self, server=None):
         """The connection's task from the handshake on: read frames until the session ends,
-        then see the close frame out; then server.closed() frees its place (net.server)."""
+        then see the close frame out; then server.closed() frees its place (net.server).
+        (A generator, as MicroPython's coroutines are, so that it can wait on its socket
+        itself: it runs only under MicroPython's asyncio.)"""
         self.task = asyncio.current_task()
         # The reading loop is here, not in a coroutine of its own: a generator less in every
         # session's task (its frame, ~100 bytes, lives as long as the connection).
         # (and as few locals as it can: each is 4 bytes of every session's frame)
         rd = self.stream
+        sock = rd.s
+        queue_read = asyncio.core._io_queue.queue_read
         try:
             while not self.closing:
                 # The last frame's objects are not kept while the socket is idle: ~140 bytes a
@@ -160,7 +164,20 @@ class Session:
                 head = mask = payload = data = None
                 # Every client frame is masked, so it has at least 6 header bytes: one read takes
                 # the header and the mask of any frame under 126 bytes (every valid intent).
-                head = await rd.readexactly(_CLIENT_HEAD)
+                # An idle session waits here, on its socket, as the stream's readexactly()
+                # would, but without that generator in its task (about 250 bytes a session on
+                # the 32-bit port, as long as the connection is idle: docs/memory.md).
+                head = b""
+                while True:
+                    yield queue_read(sock)  # the scheduler resumes this when sock is readable
+                    payload = sock.read(_CLIENT_HEAD - len(head))
+                    if payload is None:
+                        continue  # (woken without data)
+                    if not payload:
+                        raise EOFError
+                    head = head + payload if head else payload
+                    if len(head) == _CLIENT_HEAD:
+                        break
                 now = ticks_ms()
                 within = self._within_rate(now)
                 self.last_rx = ~now  # the rest must follow within FRAME_MS (Gateway.check_idle)
@@ -176,16 +193,16 @@ class Session:
                     self._refuse(intents.TOO_LARGE, _CLOSE_TOO_LARGE, "message over 512 bytes")
                     break
                 if size > _CLIENT_HEAD:
-                    mask = head[4:6] + await rd.readexactly(2)
+                    mask = head[4:6] + (yield from rd.readexactly(2))
                 else:
                     mask = head[2:6]
                 payload = b""
                 if n:
                     # Usually the payload came in the header's segment: take it without a turn
                     # of the scheduler (the socket does not block); wait only for the rest.
-                    payload = rd.s.read(n) or b""
+                    payload = sock.read(n) or b""
                     if len(payload) < n:
-                        payload += await rd.readexactly(n - len(payload))
+                        payload += yield from rd.readexactly(n - len(payload))
                 self.last_rx = ticks_ms()
                 # From here to the end of the iteration nothing awaits: the host's scratch
                 # buffer is shared by all readers (net.match_host: between awaits only).
@@ -235,12 +252,12 @@ class Session:
             try:
                 waited = 0
                 while not self.done and waited < _CLOSE_WAIT_MS:
-                    await sleep_ms(_POLL_MS)
+                    yield from sleep_ms(_POLL_MS)
                     waited += _POLL_MS
                 # Read what the peer still sends, briefly: closing a socket with unread input
                 # makes TCP send a reset, and a reset can destroy the close frame before the
                 # peer reads it.
-                await wait_for_ms(self._discard(), _LINGER_MS)
+                yield from wait_for_ms(self._discard(), _LINGER_MS)
             except BaseException:  # noqa: B036 - timeout or cancel: the socket is closed next
                 pass
             if self in self.gw.sessions:  # an evicted session left the list already

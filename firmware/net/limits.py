@@ -14,36 +14,39 @@ def source_of(addr):
 
 class SourceLimit:
     """A token bucket per source address, for at most `size` addresses (the least recently
-    seen one is forgotten to make room). Tokens are kept in thousandths."""
+    seen one is forgotten to make room). Tokens are kept in thousandths. The buckets are one
+    flat list, [address, tokens, ticks_ms seen, address, ...], least recently seen first: no
+    dictionaries (two per limit, and a list of the order besides, took twice the heap of this
+    one list, which grows once to its size and then stays: docs/memory.md)."""
 
     def __init__(self, burst, per_s, size):
         self.burst = burst * 1000
         self.per_s = per_s
         self.size = size
-        self.keys = []  # most recently seen last
-        self.tokens = {}
-        self.seen = {}
+        self.buckets = []
 
     def take(self, key, now):
         """One token of key's bucket; False when it is empty."""
-        if key in self.tokens:
-            self.keys.remove(key)
-            elapsed = ticks_diff(now, self.seen[key])
-            if elapsed > self.burst:  # long enough to refill (and a small int)
-                elapsed = self.burst
-            tokens = self.tokens[key] + elapsed * self.per_s
-            if tokens > self.burst:
-                tokens = self.burst
+        buckets = self.buckets
+        burst = self.burst
+        tokens = burst  # a source not seen (or forgotten): a full bucket
+        for i in range(0, len(buckets), 3):
+            if buckets[i] == key:
+                elapsed = ticks_diff(now, buckets[i + 2])
+                if elapsed > burst:  # long enough to refill (and a small int)
+                    elapsed = burst
+                tokens = buckets[i + 1] + elapsed * self.per_s
+                if tokens > burst:
+                    tokens = burst
+                del buckets[i : i + 3]
+                break
         else:
-            if len(self.keys) >= self.size:
-                old = self.keys.pop(0)
-                del self.tokens[old]
-                del self.seen[old]
-            tokens = self.burst
-        self.keys.append(key)
-        self.seen[key] = now
-        if tokens < 1000:
-            self.tokens[key] = tokens
-            return False
-        self.tokens[key] = tokens - 1000
-        return True
+            if len(buckets) >= 3 * self.size:
+                del buckets[0:3]
+        taken = tokens >= 1000
+        if taken:
+            tokens -= 1000
+        buckets.append(key)
+        buckets.append(tokens)
+        buckets.append(now)
+        return taken

@@ -13,23 +13,23 @@ import time
 
 from microdot import Response
 
-_APPLE = b"<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"
-# Probe path -> (status, content type, body). Matched on the path alone, whatever the Host.
-PROBES = (
-    ("/generate_204", 204, None, b""),  # Android, ChromeOS (connectivitycheck.gstatic.com)
-    ("/gen_204", 204, None, b""),  # older Android / Chrome builds
-    ("/hotspot-detect.html", 200, "text/html", _APPLE),  # Apple iOS / macOS (captive.apple.com)
-    ("/library/test/success.html", 200, "text/html", _APPLE),  # older Apple (www.apple.com)
-    ("/connecttest.txt", 200, "text/plain", b"Microsoft Connect Test"),  # Windows 10/11
-    ("/ncsi.txt", 200, "text/plain", b"Microsoft NCSI"),  # older Windows
-    (
-        "/canonical.html",  # Firefox (detectportal.firefox.com)
-        200,
-        "text/html",
-        b'<meta http-equiv="refresh" '
-        b'content="0;url=https://support.mozilla.org/kb/captive-portal"/>',
-    ),
-    ("/success.txt", 200, "text/plain", b"success\n"),  # Firefox
+# The OS connectivity probes, matched on the path alone, whatever the Host: "|path body", one
+# after another, where a path followed by "|" shares the next one's body; a body of "-" is a
+# 204 with none, one starting with "<" is HTML, any other plain text. One string, not a table of
+# tuples: with the .mpy files on the filesystem every constant of a module stays in the heap,
+# and 8 tuples of 4 (with their 14 strings) take about 1 KB (docs/memory.md).
+_PROBES = (
+    "|/generate_204"  # Android, ChromeOS (connectivitycheck.gstatic.com)
+    "|/gen_204 -"  # older Android / Chrome builds
+    "|/hotspot-detect.html"  # Apple iOS / macOS (captive.apple.com)
+    "|/library/test/success.html "  # older Apple (www.apple.com)
+    "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"
+    "|/connecttest.txt Microsoft Connect Test"  # Windows 10/11
+    "|/ncsi.txt Microsoft NCSI"  # older Windows
+    "|/canonical.html "  # Firefox (detectportal.firefox.com)
+    '<meta http-equiv="refresh" content="0;url=https://support.mozilla.org/kb/captive-portal"/>'
+    "|/success.txt success\n"  # Firefox
+    "|"
 )
 
 HTML_TYPE = "text/html; charset=utf-8"
@@ -73,9 +73,9 @@ def add_portal_routes(app, url, web_dir=None):
     def unknown_path(request):
         if request.method == "GET" or request.method == "HEAD":
             path = request.path
-            for probe in PROBES:
-                if probe[0] == path:  # whatever the Host: the OS asks its own server's name
-                    return _probe(probe)
+            answer = probe(path)  # whatever the Host: the OS asks its own server's name
+            if answer is not None:
+                return answer
             if path == "/favicon.ico" and board_host(request):
                 # a 302 would make the browser fetch the whole page as an icon
                 return Response(b"", 204, {"Cache-Control": "max-age=86400"})
@@ -94,12 +94,22 @@ def _redirect(url):
     return Response(b"", 302, {"Location": url, "Cache-Control": "no-store"}, "Found")
 
 
-def _probe(probe):
-    _, status, content_type, body = probe
+def probe(path):
+    """The answer to an OS connectivity probe of path (_PROBES), or None when it is not one."""
+    if "|" in path or " " in path:
+        return None
+    at = _PROBES.find("|%s " % path)
+    if at < 0:
+        at = _PROBES.find("|%s|" % path)
+        if at < 0:
+            return None
+    start = _PROBES.find(" ", at) + 1  # (paths have no space: the body's)
+    body = _PROBES[start : _PROBES.find("|", start)]
     headers = {"Cache-Control": "no-store"}
-    if content_type is not None:
-        headers["Content-Type"] = content_type
-    return Response(body, status, headers)
+    if body == "-":
+        return Response(b"", 204, headers)
+    headers["Content-Type"] = "text/html" if body[0] == "<" else "text/plain"
+    return Response(body, 200, headers)
 
 
 def add_status_route(app, board):

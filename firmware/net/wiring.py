@@ -128,7 +128,7 @@ def _collect(step):
 
 # The long-lived modules, imported in this order by wire() (each followed by a collection).
 _LONG_LIVED = (
-    "microdot",
+    "microdot.microdot",
     "game.engine",
     "game.projector",
     "game.matchlog",

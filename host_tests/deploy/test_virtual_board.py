@@ -170,9 +170,11 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
             assert (image / name).read_text() == sources[name]
     assert build_image.names_path(image).read_text().splitlines() == renamed
     assert len(renamed) > 100  # the firmware's and Microdot's own names were shortened
-    # Microdot, flat too: the package and the two modules the firmware uses
-    for name in ("microdot", "microdot.microdot", "microdot.websocket"):
+    # Microdot, flat too: the two modules the firmware uses, imported directly (the package's
+    # __init__ only re-exports microdot.microdot's names: build_image.direct_microdot_imports)
+    for name in ("microdot.microdot", "microdot.websocket"):
         assert modules[name] + ".mpy" in listed
+    assert "microdot" not in modules
     assert "microdot.helpers" not in modules  # trimmed: nothing the board runs uses it
     assert not [p for p in listed if p.startswith("lib/")]
     assert not [p for p in listed if "hostboard" in p or p.split("/")[-1] == "network.py"]
@@ -328,7 +330,7 @@ def test_deployed_firmware_boots_and_serves_the_client(image, tmp_path):
         assert deploy(board, image).returncode == 0
         # The REPL imports the deployed .mpy files, not the repository's firmware/.
         modules = build_image.image_modules(image)  # their short, flat names
-        portal, microdot = modules["net.portal"], modules["microdot"]
+        portal, microdot = modules["net.portal"], modules["microdot.microdot"]
         where = mpremote(board, "exec", f"import {portal}, {microdot}; print({portal}.__file__)")
         assert where.stdout.strip() == portal + ".mpy", where.stdout + where.stderr
         http_port = boot_serving(board)
