@@ -154,8 +154,7 @@ class Session:
         # The reading loop is here, not in a coroutine of its own: a generator less in every
         # session's task (its frame, ~100 bytes, lives as long as the connection).
         # (and as few locals as it can: each is 4 bytes of every session's frame)
-        rd = self.stream
-        sock = rd.s
+        sock = self.stream.s
         queue_read = asyncio.core._io_queue.queue_read
         try:
             while not self.closing:
@@ -165,8 +164,8 @@ class Session:
                 # Every client frame is masked, so it has at least 6 header bytes: one read takes
                 # the header and the mask of any frame under 126 bytes (every valid intent).
                 # An idle session waits here, on its socket, as the stream's readexactly()
-                # would, but without that generator in its task (about 250 bytes a session on
-                # the 32-bit port, as long as the connection is idle: docs/memory.md).
+                # would, but without that generator in its task (64 bytes a session on the
+                # 32-bit port, as long as the connection is idle: docs/memory.md).
                 head = b""
                 while True:
                     yield queue_read(sock)  # the scheduler resumes this when sock is readable
@@ -193,7 +192,7 @@ class Session:
                     self._refuse(intents.TOO_LARGE, _CLOSE_TOO_LARGE, "message over 512 bytes")
                     break
                 if size > _CLIENT_HEAD:
-                    mask = head[4:6] + (yield from rd.readexactly(2))
+                    mask = head[4:6] + (yield from self.stream.readexactly(2))
                 else:
                     mask = head[2:6]
                 payload = b""
@@ -202,7 +201,7 @@ class Session:
                     # of the scheduler (the socket does not block); wait only for the rest.
                     payload = sock.read(n) or b""
                     if len(payload) < n:
-                        payload += yield from rd.readexactly(n - len(payload))
+                        payload += yield from self.stream.readexactly(n - len(payload))
                 self.last_rx = ticks_ms()
                 # From here to the end of the iteration nothing awaits: the host's scratch
                 # buffer is shared by all readers (net.match_host: between awaits only).
