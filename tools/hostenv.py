@@ -51,10 +51,10 @@ CORE_TEST_HEAP = "256wK"
 # 2 players + 4 observers served through 2,000 accepted moves by the deployed image on a virtual
 # board (tools/mem_budget.py, host_tests/memory). Measured with the 32-bit unix port (MICROPY32):
 # the board's word size, so these are a board's bytes, the value given to `-X heapsize=`.
-# BUDGET_* is asserted by the tests: one 2 KB step above the smallest heap `make mem` found (90K
-# on the filesystem), because at the smallest heap a run does not pass every time (ROMFS at 60K
-# once failed one run in four, at the last request of the run), or the goal once it is met and
-# passes every run (ROMFS, 56K). GOAL_* is the target, a strict xfail in the tests
+# BUDGET_* is asserted by the tests: one 2 KB step above the smallest heap `make mem` found,
+# when at the smallest heap a run does not pass every time (ROMFS at 60K once failed one run in
+# four, at the last request of the run), or the goal once it is met and passes every run
+# (ROMFS, 56K; the filesystem, 88K). GOAL_* is the target, a strict xfail in the tests
 # until it is met. NO CHANGE MAY RAISE ANY OF THESE: a change that needs more heap is
 # a regression to fix, not a budget to move. Lower a budget when `make mem` finds less (and a
 # goal, once met, becomes the budget).
@@ -83,7 +83,12 @@ CORE_TEST_HEAP = "256wK"
 # 88K, now passes most runs but not all (a slow client's unsent bytes then find no hole in the
 # fragmented heap), so the budget stays one step above it, and the strict expected failure is
 # one step below the goal (FAILS_FS: 86K fails every run, as the room fills).
-BUDGET_FS = 90 * 1024  # .mpy files on the filesystem (stock firmware)
+# Lowered to 88K, the goal (docs/memory.md, "A slow phone's rest"): the bytes a socket does not
+# take are kept without a copy where nothing writes to them again, and a copy that finds no
+# hole no longer ends a session (the views wait instead): 88K passed 10 serial runs of 10, and
+# 6 of 6 of a first version of the change (87K and 86K fail, as the room fills), so the goal
+# is met and is the budget.
+BUDGET_FS = 88 * 1024  # .mpy files on the filesystem (stock firmware): the goal
 BUDGET_ROMFS = 56 * 1024  # the same .mpy files in a ROMFS partition (or frozen): the goal
 GOAL_FS = 88 * 1024
 FAILS_FS = GOAL_FS - 2 * 1024  # one step below the goal: fails every run (a strict xfail)

@@ -6,11 +6,15 @@ import os
 import socket
 
 
-def upgrade(port, source="127.0.0.1", timeout=5):
+def upgrade(port, source="127.0.0.1", timeout=5, options=()):
     """Connect from `source` (a loopback address of its own) to the board's /ws and send the
-    upgrade request; returns (socket, the response head up to its blank line or the close)."""
+    upgrade request; returns (socket, the response head up to its blank line or the close).
+    options: (level, name, value) socket options set before connecting (e.g. a small receive
+    buffer and segment size, for a phone that reads slowly)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.settimeout(timeout)
+    for level, name, value in options:
+        sock.setsockopt(level, name, value)
     sock.bind((source, 0))
     sock.connect(("127.0.0.1", port))
     key = base64.b64encode(os.urandom(16)).decode()
@@ -28,3 +32,37 @@ def upgrade(port, source="127.0.0.1", timeout=5):
             break
         head += chunk
     return sock, head
+
+
+def masked_text(text):
+    """One masked client text frame (under 126 bytes) for text."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    return (
+        bytes((0x81, 0x80 | len(payload)))
+        + mask
+        + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    )
+
+
+def server_frames(data):
+    """(opcode, payload) of every whole unmasked server frame in data, and the bytes left over
+    (the start of a frame not yet whole). A frame a server may not send (masked, not final, a
+    reserved bit) raises AssertionError."""
+    frames = []
+    at = 0
+    while len(data) - at >= 2:
+        b0, b1 = data[at], data[at + 1]
+        assert b0 & 0x70 == 0 and b0 & 0x80, "server frame not final or with reserved bits"
+        assert not b1 & 0x80, "server frame masked"
+        n, head = b1 & 0x7F, 2
+        assert n != 127, "server frame of 64 KB or more"
+        if n == 126:
+            if len(data) - at < 4:
+                break
+            n, head = int.from_bytes(data[at + 2 : at + 4], "big"), 4
+        if len(data) - at < head + n:
+            break
+        frames.append((b0 & 0x0F, data[at + head : at + head + n]))
+        at += head + n
+    return frames, data[at:]

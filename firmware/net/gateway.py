@@ -6,9 +6,14 @@
 # Writing: one pump task writes for every session. A session's mailbox holds small control
 # frames (replies, events) in order; views come from the view publisher (net.views), "the
 # newest one" only. Sockets are non-blocking and a write never waits: what a socket cannot
-# take at once stays in its stream's buffer, a flush task for that one session drains it, and
-# until it has, that session is skipped (it gets the newest view afterwards). So a slow phone
-# never delays anyone else, and a session costs no task or event of its own.
+# take at once stays with its session (Session.rest: a mailbox frame where it is, as nobody
+# writes to it again; a copy of a view's rest, as the projector's buffers are written again),
+# a flush task for that one session drains it, and until it has, that session is skipped (it
+# gets the newest view afterwards). So a slow phone never delays anyone else, and a session
+# costs no task or event of its own. A MemoryError while writing loses no byte: what was not
+# written stays due and the pump tries again a tick later; with no heap for the copy of a
+# view's rest, the session keeps it where it is and no view is written until it is out
+# (net.views: held; flush() lets go).
 #
 #   game = Gateway(settings, log)             # in net.board.wire()
 #   asyncio.create_task(game.run())           # the match clock, grace and idle timers, pump
@@ -64,7 +69,6 @@ _OP_TEXT = const(1)
 WS_PATH = "/ws"
 _TICK_MS = const(50)  # timer period: countdown end, finish window, grace and idle checks
 _CTRL_MAX = const(24)  # queued control frames per client; more means it stopped reading
-_OUT_MAX = const(4096)  # bytes a slow client may have waiting in its stream; more: closed
 _SPARE_SESSIONS = const(2)  # sockets beyond 2 players + max_observers (joining, reconnecting)
 JOIN_MS = const(5000)  # an upgraded socket must join within this long (close 4002)
 FRAME_MS = const(3000)  # a frame whose header arrived must be complete within this long
@@ -99,6 +103,8 @@ class Session:
     close = None  # (code, reason) once kill() was called; the frame is still to go
     done = False  # the close frame is written and flushed (or the socket is dead)
     flushing = False  # a flush task is draining what the socket could not take
+    rest = None  # what the socket has not taken of a frame (rest_at: from which byte)
+    rest_at = 0
     over = 0  # refusals for the rate limit, in thousandths, draining with time
     gw = None  # the Gateway (one on a board): set by Gateway()
 
@@ -313,37 +319,100 @@ class Session:
     # ---- writing (the gateway's pump calls these) ---------------------------------------------
 
     def write_due(self, views):
-        """Write everything due without waiting: control frames in order, then the close frame
-        or the newest view. Returns False when the socket could not take it all."""
-        out = self.stream
-        ctrl = self.ctrl
+        """Write everything due without waiting: what the socket left of an earlier write,
+        control frames in order, then the close frame or the newest view. Returns False when
+        the socket could not take it all (the rest is self.rest, for flush()). A MemoryError
+        from here loses nothing: what it did not write is still due (Gateway.write_dirty)."""
+        if self.rest is not None:
+            return False  # (no flush task could be made, for a full heap: one more try)
+        data = None
         if self.close is None and views.due(self):
             epoch = views.epoch
-            data = views.frames(self.view_role, ctrl)  # with ctrl in front when it fits
-            while ctrl:
-                _write(out, ctrl.pop(0))
-            out.write(data)
-            views.sent(self, epoch)
-            return not out.out_buf
+            data = views.frames(self.view_role, self.ctrl)  # with ctrl in front when it fits
+        ctrl = self.ctrl
         while ctrl:
-            _write(out, ctrl.pop(0))  # the socket takes it, or the stream copies the rest
-        if self.close is not None:
-            code, reason = self.close
+            # (a mailbox frame is never written to again: its rest is kept where it is)
+            self.rest = ctrl.pop(0)
+            self.rest_at = 0
+            if not self._push():
+                return False  # (a view stays due: the newest one follows the flush)
+        if data is None:
+            if self.close is None:
+                return True
+            self.rest = close_frame(self.close[0], self.close[1])
+            self.rest_at = 0
             self.close = None
-            out.write(close_frame(code, reason))
-            self.done = not out.out_buf
+            self.done = self._push()
             return self.done
-        return not out.out_buf
-
-    async def flush(self):
-        """Drain what the socket could not take at once (this session only)."""
+        self.sent_epoch = epoch  # (net.views: the newest view this session was written)
+        self.rest = data
+        self.rest_at = 0
+        if self._push():
+            return True
+        # The projector writes its buffers again for the next view: what the socket did not
+        # take is copied, or, with no heap for the copy, kept where it is while no view is
+        # written (net.views: held) until flush() has it out.
         try:
-            await self.stream.drain()
+            self.rest = bytes(data[self.rest_at :])
+            self.rest_at = 0
+        except MemoryError:
+            views.held = self
+        return False
+
+    def _push(self):
+        """Hand the socket what it has not taken of self.rest (a frame, or a frame's pieces as
+        a list, net.frames.pieces), from byte rest_at on; True when all of it is out. Nothing
+        is allocated unless a piece was begun before (a view of its rest), and a MemoryError
+        leaves rest and rest_at as they were."""
+        rest = self.rest
+        pieces = type(rest) is list
+        skip = self.rest_at
+        i = 0
+        while True:
+            if pieces:
+                if i == len(rest):
+                    break
+                piece = rest[i]
+            elif i:
+                break
+            else:
+                piece = rest
+            i += 1
+            n = len(piece) - skip  # bytes of this piece still to go
+            if n <= 0:
+                skip = -n
+                continue
+            # a non-blocking socket takes what it can: the count, or None for nothing
+            took = self.stream.s.write(memoryview(piece)[skip:] if skip else piece) or 0
+            self.rest_at += took
+            if took < n:
+                return False
+            skip = 0
+        self.rest = None
+        return True
+
+    def flush(self):
+        """The task that drains what the socket could not take at once (this session only).
+        (A generator that waits on its socket, as serve() does.)"""
+        sock = self.stream.s
+        queue_write = asyncio.core._io_queue.queue_write
+        try:
+            while True:
+                yield queue_write(sock)  # the scheduler resumes this when sock is writable
+                try:
+                    if self._push():
+                        break
+                except MemoryError:  # no heap for a view of the rest: a tick later
+                    yield from sleep_ms(_TICK_MS)
             if self.closing and self.close is None:
                 self.done = True
         except Exception:  # noqa: BLE001 - a dead socket: the reader notices and ends
             self.done = True
             self.closing = True
+        views = self.gw.host.views
+        if views.held is self:  # the views owed meanwhile: every session is due again
+            views.held = None
+            views.changed()
         self.flushing = False
         self.gw.due(self)
 
@@ -366,9 +435,19 @@ class Gateway:
     async def accept(self, request):
         """Answer a WebSocket upgrade; returns the new Session, or None when refused."""
         stream = request.sock[1]
-        if len(self.sessions) >= self.max_sessions and not self._evict_unjoined():
-            await Response("too many connections", 503, reason="Service Unavailable").write(stream)
-            return None
+        if len(self.sessions) >= self.max_sessions:
+            # Make room by closing the oldest socket that has not joined (nor is closing): a
+            # socket that never joins cannot keep a seated player out.
+            for session in self.sessions:
+                if not session.closing and self.host.role_of(session) == _NO_ROLE:
+                    session.kill(_CLOSE_ROOM_FULL, "room full: join first")
+                    self.sessions.remove(session)  # its place is free now; its task ends soon
+                    break
+            else:
+                await Response("too many connections", 503, reason="Service Unavailable").write(
+                    stream
+                )
+                return None
         # The place is taken before the handshake awaits: concurrent upgrades cannot all pass
         # the check above.
         session = Session(self, stream)  # (gateway: Session.gw, the class's)
@@ -378,19 +457,11 @@ class Gateway:
         except BaseException:
             self.sessions.remove(session)
             raise
-        _no_delay(stream)
+        try:  # TCP_NODELAY: views are many small writes; Nagle would hold them back
+            stream.s.setsockopt(_IPPROTO_TCP, _TCP_NODELAY, 1)
+        except (OSError, AttributeError, TypeError, ValueError):
+            pass  # a socket without the option: slower, still correct
         return session
-
-    def _evict_unjoined(self):
-        """Make room by closing the oldest socket that has not joined (nor is closing): a
-        socket that never joins cannot keep a seated player out. False if there is none."""
-        host = self.host
-        for session in self.sessions:
-            if not session.closing and host.role_of(session) == _NO_ROLE:
-                session.kill(_CLOSE_ROOM_FULL, "room full: join first")
-                self.sessions.remove(session)  # its place is free now; its task ends soon
-                return True
-        return False
 
     def due(self, session):
         """session has something to write: the pump will see it."""
@@ -404,30 +475,35 @@ class Gateway:
         while True:
             self.event.clear()
             try:
-                self.write_dirty()
-            except MemoryError:  # a full heap: what is still due is written a tick later
+                if not self.write_dirty():
+                    await sleep_ms(_TICK_MS)  # a full heap: what is still due, a tick later
+            except MemoryError:
                 self.event.set()
                 await sleep_ms(_TICK_MS)
             await self.event.wait()
 
     def write_dirty(self):
-        """Every due session's frames, without ever waiting on a socket."""
+        """Every due session's frames, without ever waiting on a socket. Returns False when
+        the heap had no room to write one: it stays due, first (the pump tries again a tick
+        later)."""
         views = self.host.views
         dirty = self.dirty
         while dirty:
-            session = dirty.pop(0)
-            if session.done or session.flushing:
-                continue
-            try:
-                if not session.write_due(views):
-                    if len(session.stream.out_buf) > _OUT_MAX:
-                        session.kill(_CLOSE_SLOW, "not reading")
-                    session.flushing = True
-                    asyncio.create_task(session.flush())
-            except Exception as exc:  # noqa: BLE001 - this session only
-                session.done = True
-                session.kill(_CLOSE_INTERNAL, "internal error")
-                log_failure(self.log, "game: writer failed", exc, False)
+            session = dirty[0]
+            if not (session.done or session.flushing):
+                try:
+                    if not session.write_due(views):
+                        asyncio.create_task(session.flush())
+                        session.flushing = True
+                except MemoryError:
+                    self.event.set()
+                    return False
+                except Exception as exc:  # noqa: BLE001 - this session only
+                    session.done = True
+                    session.kill(_CLOSE_INTERNAL, "internal error")
+                    log_failure(self.log, "game: writer failed", exc, False)
+            dirty.pop(0)
+        return True
 
     def check_idle(self):
         """Close what holds a place for nothing: silent clients, frames left unfinished,
@@ -465,21 +541,3 @@ class Gateway:
                 self.check_idle()
             except Exception as exc:
                 log_failure(self.log, "game: tick failed", exc)
-
-
-def _write(out, data):
-    """One mailbox entry: a frame, or a frame's pieces (a list, net.frames.pieces) one after
-    another (a write never waits: nothing else is written between them)."""
-    if type(data) is list:
-        for piece in data:
-            out.write(piece)
-    else:
-        out.write(data)
-
-
-def _no_delay(stream):
-    """TCP_NODELAY: views are many small writes; Nagle would hold them back."""
-    try:
-        stream.s.setsockopt(_IPPROTO_TCP, _TCP_NODELAY, 1)
-    except (OSError, AttributeError, TypeError, ValueError):
-        pass  # a socket without the option: slower, still correct

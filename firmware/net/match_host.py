@@ -199,7 +199,8 @@ class MatchHost:
             session.post(frame(messages.pong(intent.c)))
         elif kind == intents.SYNC:
             # A client that lost a record asks for the whole current view again.
-            self.views.resync(session)
+            session.sent_epoch = -1  # the whole current view again (net.views)
+            session.wake()
         elif kind == intents.RULES:
             self._choose(session, role, intent)
         elif role == OBSERVER:

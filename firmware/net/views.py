@@ -2,13 +2,15 @@
 # (+1 whenever any view may have changed) and the Projector with which view it last planned.
 # Sessions subscribe with a role (a seat, or OBSERVER); the gateway's pump asks `due(session)`
 # and writes the frames of its role's newest view. Which view a session was last sent is the
-# publisher's business: `resync(session)` makes it send the whole view again.
+# publisher's business: a session whose sent_epoch is -1 is sent the whole view again.
 #
 # Frames are written where the projector wrote the records, with no copy: every record has
 # room for its frame header in front of it (the projector's headroom and gaps), and a view of
 # several records has them one after another, so a view is one write, and every observer
-# gets the same bytes. A stream's write() either hands the bytes to the socket or copies what
-# is left, so no writer holds on to these buffers across an await.
+# gets the same bytes. A session's write either hands the bytes to the socket or copies what
+# is left, so no writer holds on to these buffers across an await; only when the heap has no
+# room for that copy does a session keep the rest where it is, and `held` (that session) then
+# stops every view (the buffers stay as they are) until its flush has it out (net.gateway).
 #
 #   views = ViewPublisher(match)
 #   views.attach(session, role)      # after a join: the session now wants this role's views
@@ -37,6 +39,10 @@ class ViewPublisher:
         self._plan_epoch = -1
         self._plan_count = 0
         self._obs_epoch = -1  # the epoch of the observers' frames in the projector's obs
+        # a session whose writer keeps the rest of its view in the projector's buffers (the
+        # heap had no room for a copy: net.gateway): no view is planned or written until its
+        # flush has it out (and makes every session due again)
+        self.held = None
         # The projector's buffers for this match's size, made now with the other long-lived
         # objects: made by the first observer's view, late in a fragmented heap, the largest
         # (about 750 bytes for 15x15) may find no free block that large.
@@ -57,11 +63,6 @@ class ViewPublisher:
         if session in self.sessions:
             self.sessions.remove(session)
 
-    def resync(self, session):
-        """Send session the whole current view again, even if it has not changed."""
-        session.sent_epoch = -1
-        session.wake()
-
     def changed(self):
         """The state may have changed: every subscribed session is owed a new view."""
         self.epoch += 1
@@ -69,22 +70,13 @@ class ViewPublisher:
             session.wake()
 
     def due(self, session):
-        """True when session is subscribed and has not been sent the newest view."""
-        return session.view_role != NO_VIEW and session.sent_epoch != self.epoch
-
-    def sent(self, session, epoch):
-        """session's writer has written the whole view of epoch."""
-        session.sent_epoch = epoch
+        """True when session is subscribed and has not been sent the newest view (and no
+        session holds the buffers the view would be written in)."""
+        return (
+            session.view_role != NO_VIEW and session.sent_epoch != self.epoch and self.held is None
+        )
 
     # ---- frames -----------------------------------------------------------------------------
-
-    def plan(self, role):
-        """Plan role's view of the current state; returns its record count."""
-        if self._plan_role != role or self._plan_epoch != self.epoch:
-            self._plan_role = role
-            self._plan_epoch = self.epoch
-            self._plan_count = self.proj.begin(self.match, role)
-        return self._plan_count
 
     def frames(self, role, ctrl):
         """role's current view, every record as a frame, as one memoryview of the projector's
@@ -94,7 +86,12 @@ class ViewPublisher:
         proj = self.proj
         if role == _OBSERVER and self._obs_epoch == self.epoch:
             return memoryview(proj.obs)[proj.obs_start : proj.obs_end]
-        count = self.plan(role)
+        # role's view of the current state, planned once for each role and epoch
+        if self._plan_role != role or self._plan_epoch != self.epoch:
+            self._plan_role = role
+            self._plan_epoch = self.epoch
+            self._plan_count = proj.begin(self.match, role)
+        count = self._plan_count
         out = proj.out
         for i in range(count):
             n = proj.write(i)
@@ -118,7 +115,9 @@ class ViewPublisher:
                     for data in pieces:
                         out[p : p + len(data)] = data
                         p += len(data)
-                    del ctrl[:]
+                    view = memoryview(out)[start : at + proj.length]
+                    del ctrl[:]  # (after the last allocation: a MemoryError loses no frame)
+                    return view
             return memoryview(out)[start : at + proj.length]
         # In the projector's obs, one after another: the observers' frames stay there for
         # this epoch, unless a player's view of more than one record takes obs.

@@ -17,6 +17,7 @@ def test_a_memory_error_writing_does_not_end_the_pump():
         calls.append(len(calls))
         if len(calls) == 2:
             raise MemoryError("memory allocation failed, allocating 96 bytes")
+        return True
 
     gateway.write_dirty = write_dirty
 
@@ -68,6 +69,40 @@ def test_a_writer_whose_log_line_finds_no_heap_leaves_the_others_written():
     gateway.write_dirty()
     assert broken.killed == 1011 and fine.written and lines
     assert gateway.dirty == []
+
+
+def test_a_session_that_finds_no_heap_stays_due_first_and_nothing_is_lost():
+    """write_due raising MemoryError (a frame or a view's memoryview with no room) leaves the
+    session first in line: write_dirty says so (False) and the pump comes back to it."""
+    gateway = Gateway(Settings(), log=lambda line: None)
+
+    class Starved:
+        done = flushing = closing = False
+        tries = 0
+
+        def write_due(self, views):
+            self.tries += 1
+            if self.tries == 1:
+                raise MemoryError("memory allocation failed, allocating 16 bytes")
+            return True
+
+        def kill(self, code, reason):
+            raise AssertionError("killed for a full heap")
+
+    class Fine:
+        done = flushing = False
+        written = 0
+
+        def write_due(self, views):
+            self.written += 1
+            return True
+
+    starved, fine = Starved(), Fine()
+    gateway.dirty.extend([starved, fine])
+    assert gateway.write_dirty() is False
+    assert gateway.dirty == [starved, fine] and fine.written == 0 and gateway.event.is_set()
+    assert gateway.write_dirty() is True
+    assert gateway.dirty == [] and starved.tries == 2 and fine.written == 1
 
 
 def test_the_timer_outlives_a_failed_tick_whose_log_line_finds_no_heap():
