@@ -27,7 +27,6 @@ from net import intents
 from net.compat import (
     heap_note,
     log_failure,
-    print_exception,
     sleep_ms,
     ticks_diff,
     ticks_ms,
@@ -139,12 +138,17 @@ class Session:
 
     def kill(self, code, reason):
         """Close with code: the pump writes the queued frames, then the close frame. A reader
-        waiting on the socket is cancelled, so a silent peer cannot keep the session alive."""
+        waiting on the socket is cancelled, so a silent peer cannot keep the session alive.
+        Never raises MemoryError: with no heap for the close frame the socket is closed without
+        one (serve's end), and a reader's own failure still reaches its end."""
         if self.closing:
             return
-        self.closing = True
-        self.close = (code, reason)
-        self.gw.due(self)
+        try:
+            self.closing = True
+            self.close = (code, reason)
+            self.gw.due(self)
+        except MemoryError:
+            pass
         task = self.task
         if task is not None and task is not asyncio.current_task():
             task.cancel()
@@ -252,8 +256,8 @@ class Session:
                 self.kill(_CLOSE_NORMAL, "")
             try:
                 self.gw.host.detach(self)
-            except Exception as exc:
-                print_exception(exc)
+            except Exception as exc:  # (MemoryError too: the session goes all the same)
+                log_failure(self.gw.log, "game: session failed", exc)
             try:
                 waited = 0
                 while not self.done and waited < _CLOSE_WAIT_MS:
@@ -477,10 +481,10 @@ class Gateway:
             try:
                 if not self.write_dirty():
                     await sleep_ms(_TICK_MS)  # a full heap: what is still due, a tick later
+                await self.event.wait()  # (makes a coroutine: it may find no heap either)
             except MemoryError:
                 self.event.set()
                 await sleep_ms(_TICK_MS)
-            await self.event.wait()
 
     def write_dirty(self):
         """Every due session's frames, without ever waiting on a socket. Returns False when

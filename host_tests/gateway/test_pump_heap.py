@@ -5,7 +5,7 @@
 # finds no heap does not end the timer. On CPython with the real Gateway (no network).
 import asyncio
 
-from net.gateway import Gateway
+from net.gateway import Gateway, Session
 from net.settings import Settings
 
 
@@ -132,3 +132,65 @@ def test_the_timer_outlives_a_failed_tick_whose_log_line_finds_no_heap():
 
     assert asyncio.run(scenario())
     assert len(ticks) >= 3
+
+
+def test_the_pump_outlives_a_wait_that_finds_no_heap():
+    """Event.wait() is a coroutine: awaiting it makes one, which a full heap refuses. The pump
+    then waits a tick and writes again, instead of ending (and leaving every session unwritten
+    for good)."""
+    gateway = Gateway(Settings(), log=lambda line: None)
+    writes = []
+    waits = []
+    gateway.write_dirty = lambda: writes.append(1) or True
+    real_wait = gateway.event.wait
+
+    def wait():
+        waits.append(1)
+        if len(waits) == 1:
+            raise MemoryError("memory allocation failed, allocating 44 bytes")
+        return real_wait()
+
+    gateway.event.wait = wait
+
+    async def scenario():
+        pump = asyncio.create_task(gateway.pump())
+        for _ in range(100):  # bounded: one tick of 50 ms is needed
+            await asyncio.sleep(0.01)
+            if len(writes) >= 2:
+                break
+        alive = not pump.done()
+        pump.cancel()
+        return alive
+
+    assert asyncio.run(scenario())
+    assert len(writes) >= 2 and len(waits) >= 2  # written again after the failed wait
+
+
+def test_kill_with_no_heap_for_the_close_frame_does_not_raise():
+    """kill() runs in handlers that recover from failures (a reader's, the timer's): with no
+    heap for its tuple or the pump's list it still marks the session closing and cancels the
+    reader, so the reader's end closes the socket and frees its place."""
+    gateway = Gateway(Settings(), log=lambda line: None)
+
+    class Stream:
+        s = None
+
+    session = Session(gateway, Stream())
+
+    def no_heap(session):
+        raise MemoryError("memory allocation failed, allocating 96 bytes")
+
+    gateway.due = no_heap
+    cancelled = []
+
+    class Task:
+        def cancel(self):
+            cancelled.append(1)
+
+    session.task = Task()
+
+    async def scenario():
+        session.kill(1011, "internal error")
+
+    asyncio.run(scenario())
+    assert session.closing and cancelled == [1]
