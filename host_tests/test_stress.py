@@ -9,6 +9,7 @@ import pytest
 
 import soak
 import stress
+from raw_ws import server_frames
 
 
 def _server_frame(opcode, payload):
@@ -23,7 +24,7 @@ def test_frames_and_close_codes_are_parsed():
     big = _server_frame(1, b"x" * 300)
     close = _server_frame(8, struct.pack("!H", 4003) + b"room full: join first")
     data = text + big + close
-    frames, rest = stress.parse_frames(data + close[:3])  # a frame cut short stays
+    frames, rest = server_frames(data + close[:3], strict=False)  # a frame cut short stays
     assert [op for op, _ in frames] == [1, 1, 8]
     assert frames[1][1] == b"x" * 300
     assert rest == close[:3]
@@ -32,6 +33,16 @@ def test_frames_and_close_codes_are_parsed():
     assert stress.close_code([(8, b"")]) == 1005
     # a client frame as the attacks send it: masked with zeros, the payload as is
     assert stress.masked(1, b"hi") == b"\x81\x82\0\0\0\0hi"
+
+
+def test_strict_server_frames_refuse_what_a_server_may_not_send():
+    ok = _server_frame(1, b"{}")
+    long_frame = b"\x81\x7f" + (3).to_bytes(8, "big") + b"abc"  # a 64-bit length
+    for bad in (b"\x01\x02{}", b"\xc1\x02{}", b"\x81\x82\0\0\0\0{}", long_frame):
+        with pytest.raises(AssertionError):
+            server_frames(ok + bad)
+        assert server_frames(ok + bad, strict=False)[0][0] == (1, b"{}")  # taken as it comes
+    assert server_frames(long_frame, strict=False) == ([(1, b"abc")], b"")
 
 
 def test_http_status_lines():

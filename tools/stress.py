@@ -66,6 +66,7 @@ from hostenv import (
     serving_env,
     word_bits,
 )
+from raw_ws import masked, server_frames
 from soak import deploy
 from virtual_board import VirtualBoard, VirtualBoardError
 from ws_game_client import WsGameClient
@@ -109,31 +110,6 @@ HTTP_PROBE = b"GET /favicon.ico HTTP/1.0\r\nHost: 127.0.0.1:%d\r\n\r\n"
 # ==== pure helpers (tested by host_tests/test_stress.py) =========================================
 
 
-def parse_frames(buf):
-    """Server frames (unmasked) from the start of buf: ([(opcode, payload)], bytes left)."""
-    frames = []
-    at = 0
-    while at + 2 <= len(buf):
-        opcode = buf[at] & 0x0F
-        n = buf[at + 1] & 0x7F
-        head = 2
-        if n == 126:
-            if at + 4 > len(buf):
-                break
-            n = struct.unpack("!H", buf[at + 2 : at + 4])[0]
-            head = 4
-        elif n == 127:
-            if at + 10 > len(buf):
-                break
-            n = struct.unpack("!Q", buf[at + 2 : at + 10])[0]
-            head = 10
-        if at + head + n > len(buf):
-            break
-        frames.append((opcode, bytes(buf[at + head : at + head + n])))
-        at += head + n
-    return frames, bytes(buf[at:])
-
-
 def close_code(frames):
     """The code of the first close frame among frames, 1005 for one without a code, or None."""
     for opcode, payload in frames:
@@ -148,14 +124,6 @@ def http_status(head):
     if len(parts) >= 2 and parts[0].startswith(b"HTTP/") and parts[1].isdigit():
         return int(parts[1])
     return None
-
-
-def masked(opcode, payload):
-    """A final client frame with a zero mask (the payload goes as is)."""
-    n = len(payload)
-    head = bytes((0x80 | opcode,))
-    head += bytes((0x80 | n,)) if n < 126 else bytes((0x80 | 126,)) + struct.pack("!H", n)
-    return head + b"\0\0\0\0" + payload
 
 
 def fates(rows):
@@ -378,7 +346,7 @@ async def _upgraded(host, port, source, hold_s, ping_every=None, counts=None):
                     chunk = await asyncio.wait_for(reader.read(4096), left)
                 except asyncio.TimeoutError:
                     return "upgraded_held", None
-                frames, buf = parse_frames(buf + chunk)
+                frames, buf = server_frames(buf + chunk, strict=False)
                 if counts is not None:
                     for opcode, payload in frames:
                         if opcode == 1 and b"NOT_JOINED" in payload:
@@ -555,7 +523,7 @@ async def attack_stall(host, port, seconds):
             if not chunk:
                 break
             data += chunk
-            frames = parse_frames(data)[0]
+            frames = server_frames(data, strict=False)[0]
             code = close_code(frames)
     except (TimeoutError, OSError):
         pass
