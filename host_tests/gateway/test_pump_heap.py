@@ -9,6 +9,23 @@ from net.gateway import Gateway, Session
 from net.settings import Settings
 
 
+def _pump_outlives(gateway, until):
+    """Run the gateway's pump until until() is true (polled every 10 ms, for at most 1 s);
+    True when the pump task is still running then."""
+
+    async def scenario():
+        pump = asyncio.create_task(gateway.pump())
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if until():
+                break
+        alive = not pump.done()
+        pump.cancel()
+        return alive
+
+    return asyncio.run(scenario())
+
+
 def test_a_memory_error_writing_does_not_end_the_pump():
     gateway = Gateway(Settings(), log=lambda line: None)
     calls = []
@@ -21,19 +38,12 @@ def test_a_memory_error_writing_does_not_end_the_pump():
 
     gateway.write_dirty = write_dirty
 
-    async def scenario():
-        pump = asyncio.create_task(gateway.pump())
-        for _ in range(100):  # bounded: two ticks of 50 ms are needed
-            await asyncio.sleep(0.01)
-            if len(calls) == 1:
-                gateway.event.set()  # something became due: the second write fails
-            if len(calls) >= 3:
-                break
-        alive = not pump.done()
-        pump.cancel()
-        return alive
+    def until():  # two ticks of 50 ms are needed
+        if len(calls) == 1:
+            gateway.event.set()  # something became due: the second write fails
+        return len(calls) >= 3
 
-    assert asyncio.run(scenario())
+    assert _pump_outlives(gateway, until)
     assert len(calls) == 3  # the write after the failure, without anything new due
 
 
@@ -151,18 +161,7 @@ def test_the_pump_outlives_a_wait_that_finds_no_heap():
         return real_wait()
 
     gateway.event.wait = wait
-
-    async def scenario():
-        pump = asyncio.create_task(gateway.pump())
-        for _ in range(100):  # bounded: one tick of 50 ms is needed
-            await asyncio.sleep(0.01)
-            if len(writes) >= 2:
-                break
-        alive = not pump.done()
-        pump.cancel()
-        return alive
-
-    assert asyncio.run(scenario())
+    assert _pump_outlives(gateway, lambda: len(writes) >= 2)  # (one tick of 50 ms is needed)
     assert len(writes) >= 2 and len(waits) >= 2  # written again after the failed wait
 
 
