@@ -7,7 +7,7 @@
 import re
 
 import pytest
-from browser_ui import IPHONE, PIXEL
+from browser_ui import IPHONE, PIXEL, SLOW_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
 
@@ -59,6 +59,32 @@ def test_every_tab_is_its_own_player_and_a_closed_browser_resumes(browser, board
         for tab in tabs:
             tab.close()
         ann.close()
+
+
+def test_a_closing_tab_keeps_its_seat_free_for_the_next_one(browser, board):
+    # pagehide marks the tab's stored seat free (its time 0) for the next tab; what the page
+    # still runs after it (a message, the heartbeat: its socket outlives pagehide by a moment)
+    # must not mark it as used again, or a new tab within 15 s stays on the join screen.
+    host = board()
+    bob = browser.phone(host.url, IPHONE)
+    try:
+        bob.join("Bob")
+        token = bob.seat_token()
+        assert bob.stored_seats()[token]["at"] > 0  # in use by this tab
+        bob.page.evaluate("dispatchEvent(new PageTransitionEvent('pagehide'))")
+        assert bob.stored_seats()[token]["at"] == 0
+        # the heartbeat saves the tab's state after every ping
+        pings = len(bob.sent("ping"))
+        bob.wait_for(lambda: len(bob.sent("ping")) > pings + 1, "two heartbeats", SLOW_MS)
+        assert bob.stored_seats()[token]["at"] == 0
+        # back from the back-forward cache, the tab holds its seat again
+        bob.page.evaluate("dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}))")
+        pings = len(bob.sent("ping"))
+        bob.wait_for(lambda: len(bob.sent("ping")) > pings, "a heartbeat", SLOW_MS)
+        assert bob.stored_seats()[token]["at"] > 0
+        assert not bob.errors, bob.errors
+    finally:
+        bob.close()
 
 
 def test_the_join_screen_teaches_and_keeps_its_line_current(browser, board):
