@@ -359,8 +359,9 @@ class Projector:
                 )
             if same:
                 key[0] = self._gen
-        # Record 0 at b[at:]: a seat's in its store, the observer's in obs (while obs is too
-        # small, before it is made to the view's size: in seat 2's store, for the planner).
+        # Record 0 at b[at:]: a seat's in its store, the observer's in obs (before obs is
+        # made, to the view's size and never smaller than record 0's room: in seat 2's store,
+        # for the planner).
         if role:
             b = self.store = self._stores[role]
             self.buf = self._bufs[role]
@@ -368,7 +369,7 @@ class Projector:
         else:
             b = self.obs
             at = _GAP
-            if b is None or len(b) < _GAP + _RECORD_MAX + _SLACK:
+            if b is None:
                 b = self._stores[2]
                 at = self._one_at[0]
                 kept = same = False
@@ -654,10 +655,10 @@ class Projector:
                 for i in range(count):
                     n += lens[i] + (gap(lens[i]) if gap else 0)
                 if self.obs is None or len(self.obs) < n:
-                    # (let the old buffer go first; room to grow a little; what it showed is
-                    # gone)
+                    # (let the old buffer go first; room to grow a little, and for record 0
+                    # of any view; what it showed is gone)
                     self.obs = self._obs_pre = None
-                    self.obs = bytearray(n + 32)
+                    self.obs = bytearray(max(n, _GAP + _RECORD_MAX + _SLACK) + 32)
                     self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
                     b = None
                 if b is not self.obs:
@@ -802,9 +803,10 @@ class Projector:
             key[6] = n
             key[0] = self._gen
         if b is self.obs:  # the observer's records, or a seat's of more than one
-            self.out = b
-            self.at = self._obs_at
-            self.lens = self._obs_lens
+            if self.out is not b:  # (at and lens are obs's whenever out is)
+                self.out = b
+                self.at = self._obs_at
+                self.lens = self._obs_lens
             self.count = n
             return n
         self._one_lens[0] = n

@@ -93,12 +93,13 @@ class ViewPublisher:
             self._plan_count = proj.begin(self.match, role)
         count = self._plan_count
         out = proj.out
+        lens = proj.lens  # (each record's bytes: no write() call, its index is in range)
         for i in range(count):
-            n = proj.write(i)
+            n = lens[i]
             put_header(out, n, _OP_TEXT, proj.at[i] - head_size(n))
-        if out is proj.store:  # one record
+        if out is proj.store:  # one record: n is its length
             at = proj.at[0]
-            start = at - head_size(proj.length)
+            start = at - head_size(n)
             if ctrl:
                 pieces = []  # (a frame in pieces, net.frames.pieces, is a list of them)
                 for data in ctrl:
@@ -115,10 +116,10 @@ class ViewPublisher:
                     for data in pieces:
                         out[p : p + len(data)] = data
                         p += len(data)
-                    view = memoryview(out)[start : at + proj.length]
+                    view = memoryview(out)[start : at + n]
                     del ctrl[:]  # (after the last allocation: a MemoryError loses no frame)
                     return view
-            return memoryview(out)[start : at + proj.length]
+            return memoryview(out)[start : at + n]
         # In the projector's obs, one after another: the observers' frames stay there for
         # this epoch, unless a player's view of more than one record takes obs.
         self._obs_epoch = self.epoch if role == _OBSERVER else -1

@@ -137,6 +137,27 @@ def test_records_describe_the_state_at_begin():
         assert [bytes(proj.record(i)) for i in range(count)] == expected
 
 
+def test_an_observers_view_leaves_the_seats_records_where_they_are():
+    # Every maze size: once a projector has made its observers' buffer (its first observer
+    # view), an observer's view is written there alone, never in a seat's buffer, so a seat's
+    # record stays as begin() wrote it until that seat's next view (a 9x9 observer view, smaller
+    # than a record, was planned in seat 2's buffer every time and written twice).
+    for name in PRESET_NAMES:
+        proj = Projector()
+        m = new_match(5, name, countdown_ms=0)
+        play(m, 5, 20)
+        proj.begin(m, OBSERVER)
+        recs = []
+        for seat in (1, 2):
+            proj.begin(m, seat)
+            recs.append(proj.record(0))
+        seen = [bytes(rec) for rec in recs]
+        for _ in range(3):
+            count = proj.begin(m, OBSERVER)
+            assert _parse(bytes(proj.record(0)))["r"] == "obs" and count >= 1
+            assert [bytes(rec) for rec in recs] == seen, name
+
+
 def test_api_contract():
     assert OBSERVER == 0
     proj = Projector()
