@@ -273,15 +273,18 @@ class Phone:
         self.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
     def swipe(self, d, length=90):
-        """A real one-finger swipe over the maze: touch down, four moves, lift."""
+        """A real one-finger swipe over the maze: touch down, four moves, lift. The page takes
+        a swipe's direction once the finger is 24 px away and holds it until the lift (a held
+        direction walks on), so the first three moves stay short of that and the lift follows
+        the move that crosses it: on a loaded machine a longer hold would take a second step."""
         box = self.page.locator("#stage").bounding_box()
         x = box["x"] + box["width"] / 2
         y = box["y"] + box["height"] / 2
-        dx = (0, 1, 0, -1)[d] * length
-        dy = (-1, 0, 1, 0)[d] * length
+        dx = (0, 1, 0, -1)[d]
+        dy = (-1, 0, 1, 0)[d]
         self._touch("touchStart", x, y)
-        for k in range(1, 5):
-            self._touch("touchMove", x + dx * k / 4, y + dy * k / 4)
+        for far in (6, 12, 18, length):
+            self._touch("touchMove", x + dx * far, y + dy * far)
         self._touch("touchEnd")
 
     def hold(self, d):
@@ -313,18 +316,22 @@ class Phone:
 
 def walk(phone, maze, goal, avoid=(), methods=("pad",), drop_foreign=True):
     """Walk phone to goal along the maze (an observer view), one step at a time, cycling
-    through the input methods; drops a picked-up opponent key with the Drop key button."""
+    through the input methods, the route planned again from the page's cell before each step
+    (a step more than asked cannot send the walk into a wall); drops a picked-up opponent key
+    with the Drop key button."""
     w, h, cells = maze["w"], maze["h"], maze["cells"]
-    here = phone.pos()
-    route = path(cells, w, h, here, goal, avoid) or path(cells, w, h, here, goal)
-    assert route is not None, "no route from %d to %d" % (here, goal)
     seat = 1 if phone.attr("seat") == "1" else 2
-    for k, d in enumerate(route):
-        here = phone.move(d, methods[k % len(methods)])
+    for k in range(w * h):
+        here = phone.pos()
+        if here == goal:
+            return here
+        route = path(cells, w, h, here, goal, avoid) or path(cells, w, h, here, goal)
+        assert route, "no route from %d to %d" % (here, goal)
+        phone.move(route[0], methods[k % len(methods)])
         carried = int(phone.attr("key"))
         if drop_foreign and carried and carried != seat:
             phone.drop_key()
-    return here
+    raise AssertionError("not at %d after %d steps" % (goal, w * h))
 
 
 # ---- an independent observer ------------------------------------------------------------------
