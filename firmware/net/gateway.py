@@ -502,6 +502,8 @@ class Gateway:
                 except MemoryError:
                     self.event.set()
                     return False
+                except OSError:  # the peer is gone (EPIPE, ECONNRESET): its reader ends it
+                    session.done = session.closing = True
                 except Exception as exc:  # noqa: BLE001 - this session only
                     session.done = True
                     session.kill(_CLOSE_INTERNAL, "internal error")

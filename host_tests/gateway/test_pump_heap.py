@@ -81,6 +81,37 @@ def test_a_writer_whose_log_line_finds_no_heap_leaves_the_others_written():
     assert gateway.dirty == []
 
 
+def test_a_peer_gone_while_its_frames_are_written_is_no_writer_failure():
+    """A socket whose peer closed as the board wrote to it (EPIPE: a phone leaving while it
+    is sent a view) ends that session quietly, the way a dead socket's flush does: its reader
+    sees the end; no 1011, no "writer failed" line, and the others are written."""
+    lines = []
+    gateway = Gateway(Settings(), log=lines.append)
+
+    class Gone:
+        done = flushing = closing = False
+
+        def write_due(self, views):
+            raise OSError(32, "EPIPE")
+
+        def kill(self, code, reason):
+            raise AssertionError("killed with %d" % code)
+
+    class Fine:
+        done = flushing = False
+        written = False
+
+        def write_due(self, views):
+            self.written = True
+            return True
+
+    gone, fine = Gone(), Fine()
+    gateway.dirty.extend([gone, fine])
+    assert gateway.write_dirty() is True
+    assert gone.done and gone.closing and fine.written
+    assert gateway.dirty == [] and not [line for line in lines if "failed" in line]
+
+
 def test_a_session_that_finds_no_heap_stays_due_first_and_nothing_is_lost():
     """write_due raising MemoryError (a frame or a view's memoryview with no room) leaves the
     session first in line: write_dirty says so (False) and the pump comes back to it."""
