@@ -16,18 +16,18 @@ def _native_check(run_upy, binary=None):
     return result.stdout.splitlines()
 
 
+NATIVE_ALLOCATES = [
+    "a slice store, bytecode_store: no allocation",
+    "a slice store, native_store: allocates (MemoryError under heap_lock)",
+]
+
+
 def test_a_native_slice_store_allocates_and_a_bytecode_one_does_not(run_upy):
-    assert _native_check(run_upy) == [
-        "a slice store, bytecode_store: no allocation",
-        "a slice store, native_store: allocates (MemoryError under heap_lock)",
-    ]
+    assert _native_check(run_upy) == NATIVE_ALLOCATES
 
 
 def test_the_same_on_the_32_bit_port(run_upy, upy32_binary):
-    lines = _native_check(run_upy, upy32_binary)
-    assert lines[0].endswith("no allocation") and lines[1].endswith(
-        "allocates (MemoryError under heap_lock)"
-    )
+    assert _native_check(run_upy, upy32_binary) == NATIVE_ALLOCATES
 
 
 @pytest.mark.skipif(not shutil.which("valgrind"), reason="no valgrind")

@@ -26,6 +26,17 @@ def _pump_outlives(gateway, until):
     return asyncio.run(scenario())
 
 
+class _Fine:
+    """A session whose frames are written whole (write_dirty's other session)."""
+
+    done = flushing = False
+    written = False
+
+    def write_due(self, views):
+        self.written = True
+        return True
+
+
 def test_a_memory_error_writing_does_not_end_the_pump():
     gateway = Gateway(Settings(), log=lambda line: None)
     calls = []
@@ -66,15 +77,7 @@ def test_a_writer_whose_log_line_finds_no_heap_leaves_the_others_written():
         def kill(self, code, reason):
             self.killed = code
 
-    class Fine:
-        done = flushing = False
-        written = False
-
-        def write_due(self, views):
-            self.written = True
-            return True
-
-    broken, fine = Broken(), Fine()
+    broken, fine = Broken(), _Fine()
     gateway.dirty.extend([broken, fine])
     gateway.write_dirty()
     assert broken.killed == 1011 and fine.written and lines
@@ -97,15 +100,7 @@ def test_a_peer_gone_while_its_frames_are_written_is_no_writer_failure():
         def kill(self, code, reason):
             raise AssertionError("killed with %d" % code)
 
-    class Fine:
-        done = flushing = False
-        written = False
-
-        def write_due(self, views):
-            self.written = True
-            return True
-
-    gone, fine = Gone(), Fine()
+    gone, fine = Gone(), _Fine()
     gateway.dirty.extend([gone, fine])
     assert gateway.write_dirty() is True
     assert gone.done and gone.closing and fine.written
