@@ -296,3 +296,55 @@ def test_flattening_refuses_what_it_cannot_rewrite():
             minify.short_modules(
                 {"pkg/__init__.py": "", "pkg/m.py": "X = 1\n", "main.py": main}, ("pkg",)
             )
+
+
+def test_a_viper_function_keeps_its_types_and_casts(tmp_path):
+    # MicroPython's compiler reads @micropython.viper, ptr8() and the annotations (int: a
+    # machine integer) by name: renamed or dropped, the function would still run, as slow
+    # object code, or not compile at all.
+    sources = {
+        "pkg/__init__.py": "",
+        "pkg/fast.py": textwrap.dedent(
+            """
+            import micropython
+
+
+            @micropython.viper
+            def fill(buffer, start: int, count: int) -> int:
+                out = ptr8(buffer)
+                index = 0
+                while index < count:
+                    out[start + index] = 65 + index
+                    index += 1
+                return start + count
+
+
+            def plain(buffer, count: int) -> int:
+                total = 0
+                for value in buffer[:count]:
+                    total += value
+                return total
+            """
+        ),
+        "main.py": textwrap.dedent(
+            """
+            from pkg.fast import fill, plain
+
+            data = bytearray(8)
+            print(fill(data, 2, 4), plain(data, 8), bytes(data))
+            """
+        ),
+    }
+    renamed, _ = minify.minify(sources)
+    fast = renamed["pkg/fast.py"]
+    assert "@micropython.viper" in fast and "ptr8(" in fast
+    assert fast.count(": int") == 2 and fast.count("-> int") == 1  # the viper function's only
+    assert "buffer" not in fast and "index" not in fast and "total" not in fast
+    upy = find_micropython()
+    for root, files in ((tmp_path / "original", sources), (tmp_path / "short", renamed)):
+        _write(root, files)
+    assert (
+        _run(upy, tmp_path / "original")
+        == _run(upy, tmp_path / "short")
+        == ("6 266 b'\\x00\\x00ABCD\\x00\\x00'\n")
+    )

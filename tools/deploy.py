@@ -42,6 +42,7 @@ from build_image import (
     DEFAULT_OUT,
     MANIFEST_NAME,
     MPY_ARCHES,
+    SOURCE_FILES,
     in_romfs,
     read_manifest,
     romfs_path,
@@ -373,6 +374,26 @@ def write_romfs(port, romfs_file, resume):
         )
 
 
+def module_twins(paths):
+    """For every module file of an image (x.mpy; x.py, compiled by the board: viper code in
+    an image built without --march), the other file of the same module, when the image does
+    not have it too: the paths that must not stay on the board."""
+    paths = set(paths)
+    twins = []
+    for path in sorted(paths):
+        if path in SOURCE_FILES or path.startswith("web/"):
+            continue
+        if path.endswith(".mpy"):
+            twin = path[:-4] + ".py"
+        elif path.endswith(".py"):
+            twin = path[:-3] + ".mpy"
+        else:
+            continue
+        if twin not in paths:
+            twins.append(twin)
+    return twins
+
+
 def remove_files(port, paths, resume):
     args = chained([["fs", "rm", ":" + path] for path in paths])
     code, out = mpremote(port, args, resume, _PROBE_TIMEOUT_S + len(paths))
@@ -396,8 +417,15 @@ def deploy(port, image=DEFAULT_OUT, resume=False, space_check=True, log=print, r
         raise DeployError(EXIT_IMAGE, f"no ROMFS image at {romfs_file}: make build ROMFS=1")
     check_port(port)
     romfs_bytes = romfs_file.stat().st_size if romfs_file is not None else 0
-    board = probe(port, [p for p, _, _ in entries], resume, romfs_bytes)
+    twins = module_twins(p for p, _, _ in entries)
+    board = probe(port, [p for p, _, _ in entries] + twins, resume, romfs_bytes)
     check_mpy(port, board.mpy, image, entries, header)
+    # A module's other file from an earlier image (x.py beside this image's x.mpy, or x.mpy
+    # beside its x.py): MicroPython imports x.py first, so one left there would be run instead.
+    shadows = [p for p in twins if board.files.get(p) is not None]
+    if shadows:
+        log(f"removing {len(shadows)} module files of an earlier image: " + " ".join(shadows))
+        remove_files(port, shadows, resume)
     files = entries
     if romfs_file is not None:
         rom_todo = check_romfs(port, board, romfs_file)

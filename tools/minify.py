@@ -76,6 +76,8 @@ EXTERNAL = {
     "collect",
     "threshold",
     "const",
+    "viper",  # @micropython.viper and the casts of its code (names MicroPython's compiler reads)
+    "ptr8",
     "heap_lock",
     "heap_unlock",
     "mem_info",
@@ -605,16 +607,18 @@ class Renamer(ast.NodeTransformer):
         outer = self.scope
         body = node.body if isinstance(node.body, list) else [node.body]
         self.scope = _Scope("function", self._locals(node, body, outer), outer)
+        typed = _viper(node)  # a viper function's annotations are its types: they stay
         for arg in _all_args(args):
             arg.arg = self.scope.names.get(arg.arg, arg.arg)
-            arg.annotation = None
+            if not typed:
+                arg.annotation = None
         if isinstance(node.body, list):
             node.body = [self.visit(stmt) for stmt in node.body]
             _drop_docstring(node)
         else:
             node.body = self.visit(node.body)
         self.scope = outer
-        if hasattr(node, "returns"):
+        if hasattr(node, "returns") and not typed:
             node.returns = None
         return node
 
@@ -787,6 +791,20 @@ def _all_args(args):
     if args.kwarg:
         out.append(args.kwarg)
     return out
+
+
+def _viper(node):
+    """True for a function decorated @micropython.viper: its annotations (int, ptr8, ..)
+    are the types its machine code works with, read by MicroPython's compiler."""
+    for d in getattr(node, "decorator_list", ()):
+        if (
+            isinstance(d, ast.Attribute)
+            and d.attr == "viper"
+            and isinstance(d.value, ast.Name)
+            and d.value.id == "micropython"
+        ):
+            return True
+    return False
 
 
 def _drop_docstring(node):

@@ -28,10 +28,13 @@
 # numbers poked in. A view that shows what the role's last one showed but its state sequence
 # and status (the other player moved) is written in place; a seat's members in a status are
 # written again only where they changed (a moved player: its position's digits); a player who
-# moved keeps its record's envelope (written again from the status on).
+# moved keeps its record's envelope (written again from the status on). The byte-by-byte
+# parts (a seat's members, the objects, the cell runs) are written by machine code
+# (game.writers: MicroPython's viper emitter); this plans them and writes the rest.
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
 from game.rules import PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
+from game.writers import write_objects, write_runs, write_seat
 
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
 MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view needs 4
@@ -68,14 +71,7 @@ _RECORD_MAX = const(512)
 _NO_BEARING = const(255)
 
 # Payload members, in this order after the envelope: status (record 0), objects (record 0:
-# they always fit there), cells.
-_OBJS = const(b',"o":[')
-_OBJ = const(b"[0,0,0,")  # an object's kind, owner and variant, poked in
-_CELLS = const(b',"c":[[')  # the member and its first run's opening
-_RUN = const(b'"],[0,"')  # a run's opening after the run before it (and for 2-4 digits)
-_RUN_2 = const(b'"],[00,"')
-_RUN_3 = const(b'"],[000,"')
-_RUN_4 = const(b'"],[0000,"')
+# they always fit there), cells; the objects and the cells written by game.writers.
 
 # Status members. A seat: {"p":..,"k":..,"vm":..,"rad":..,"cp":..,"xo":..,"xd":..(,"xt":..)};
 # a 0 stands for a one-digit value poked in.
@@ -244,9 +240,8 @@ class Projector:
         self._gen = 0
         self._gen_present = None
         self._gen_cells = None
-        # The maze: its hex digits, and a copy of the flags they were made from, which is the
-        # scratch buffer for copying some of the digits too (see begin); _w: the width of the
-        # maze of the last view under line of sight (for _seen).
+        # The maze: its hex digits, and a copy of the flags they were made from; _w: the width
+        # of the maze of the last view under line of sight (for _seen).
         self._hex = None
         self._cut = None
         self._w = 0
@@ -289,7 +284,7 @@ class Projector:
             # source and reads and writes the first 16, the arguments among them, with shorter
             # and faster bytecodes: these are the ones the status, the objects and the envelope
             # use most; named here, where it costs nothing on the way through)
-            b = p = t = q = key = seat = here = i = k = v = c = a = 0
+            b = p = t = q = key = seat = here = i = 0
             raise ValueError("role must be 1, 2 or OBSERVER")
         if self._cut != match.cells:
             self._load_maze(match.cells)
@@ -431,58 +426,10 @@ class Projector:
                 # show but the position, key[i + 1]: (position * 1024 + p) * 128 + their
                 # bytes: when they show the same, only a position that keeps its width is
                 # written again.
-                k = match.inventory[seat]
-                v = match.vision[seat]
-                rad = match.rules[1] if v else match.rules[0]  # match.radius()
-                xo = match.exit_open[seat]
-                xd = match.exited[seat]
-                c = match.compass[seat]
-                a = ((v * 256 + c) * 1000 + k * 100 + xo * 10 + xd) * 10 + rad
-                here = match.pos[seat]
-                t = key[i + 1]
-                q = -1
-                if key[i] != a or t >> 7 & 1023 != p:
-                    b[p : p + 5] = _S_P
-                    q = put_int(b, p + 5, here)
-                elif t >> 17 != here:
-                    # the position again, over the old one: done if it kept its width (a
-                    # comma follows)
-                    q = put_int(b, p + 5, here)
-                    if b[q] == 44:
-                        key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
-                        q = -1
-                if q < 0:
-                    p += t & 127
-                else:
-                    if k > 9 or rad > 9 or xo > 9 or xd > 9:
-                        raise ValueError("value out of range")
+                t = write_seat(b, p, match, seat, key, i)
+                p = t >> 1
+                if t & 1:
                     kept = False  # (what follows may have moved)
-                    key[i] = a
-                    t = p
-                    p = q
-                    b[p : p + 12] = _S_K_VM
-                    b[p + 5] = 48 + k
-                    if v < 10:
-                        b[p + 12] = 48 + v
-                        p += 13
-                    else:
-                        p = put_int(b, p + 12, v)
-                    b[p : p + 14] = _S_RAD_CP
-                    b[p + 7] = 48 + rad
-                    if c < 10:
-                        b[p + 14] = 48 + c
-                        p += 15
-                    elif c == _NO_BEARING:
-                        b[p + 14] = 45  # -1
-                        b[p + 15] = 49
-                        p += 16
-                    else:
-                        p = put_int(b, p + 14, c)
-                    b[p : p + 14] = _S_XO_XD
-                    b[p + 6] = 48 + xo
-                    b[p + 13] = 48 + xd
-                    p += 14
-                    key[i + 1] = (here * 1024 + t) * 128 + p - t
                 # (kept, from here on: the status's bytes up to p are where they were, and so
                 # are the constant ones that follow, the result and the winner among them)
                 if role:
@@ -547,48 +494,8 @@ class Projector:
             key[2] = 0
             key[5] = p - st  # (the status's bytes)
             # ,"o":[[kind,owner,variant,cell],..]: the objects on the ground in the square, in
-            # slot order (nothing when there are none).
-            q = p
-            p += 6
-            slot = -1
-            for t in cells:  # (faster than indexing cells in a range loop)
-                slot += 1
-                if not (lo <= t <= hi and present[slot] and x0 <= t % w <= x1):
-                    continue
-                if mask and not self._seen(t):
-                    continue
-                k = match.obj_kind[slot]
-                c = match.obj_owner[slot]
-                v = match.obj_variant[slot]
-                if k > 9 or c > 9 or v > 9:
-                    raise ValueError("value out of range")
-                b[p : p + 7] = _OBJ
-                b[p + 1] = 48 + k
-                b[p + 3] = 48 + c
-                b[p + 5] = 48 + v
-                p += 7
-                if t < 10:
-                    b[p] = 48 + t
-                    p += 1
-                elif t < 100:
-                    b[p] = 48 + t // 10
-                    b[p + 1] = 48 + t % 10
-                    p += 2
-                elif t < 1000:
-                    b[p] = 48 + t // 100
-                    b[p + 1] = 48 + t // 10 % 10
-                    b[p + 2] = 48 + t % 10
-                    p += 3
-                else:
-                    p = put_int(b, p, t)
-                b[p] = 93  # ']'
-                b[p + 1] = 44  # ',' (the last one becomes the member's ']')
-                p += 2
-            if p == q + 6:
-                p = q
-            else:
-                b[q : q + 6] = _OBJS
-                b[p - 1] = 93
+            # slot order (nothing when there are none), written by game.writers.
+            p = write_objects(b, p, match, lo, hi, x0, x1, mask, self._sq[0])
             # The cells, as runs: run r from cell lo + r * w, rlen cells each (a player's rows;
             # one run for whole rows).
             rlen = x1 - x0 + 1
@@ -676,8 +583,6 @@ class Projector:
                 run = off = off_end = 0
                 run_end = nruns
             # The records' cells (one record in a seat's store: count 0).
-            cut = self._cut
-            top = len(b)
             i = 0
             while True:
                 if count:
@@ -698,83 +603,23 @@ class Projector:
                     off_end = t & 1023
                 if run < run_end or (run == run_end and off < off_end):
                     # The cells member from cell off of run `run` to cell off_end of run
-                    # run_end (exclusive): [a,"digits"] for each run, a its first cell.
-                    a = lo + run * w + off  # the run's first cell
-                    k = rlen - off  # its cells, if it is not the last
-                    j = w - off  # cells from its first to the next run's
-                    # after the last cell written here
+                    # run_end (exclusive), written by game.runs: [a,"digits"] for each run, a
+                    # its first cell; the first has rlen - off cells, the next start w - off
+                    # and then w cells after it; the cells end before the cell v.
                     v = lo + run_end * w + (off_end if off_end else rlen - w)
-                    d = v - a  # cells from the run's first to there
-                    q = p
-                    p += 3  # each run opens with `"],[` (the first's turned into `,"c":[[`)
-                    # The digits: a slice of the maze's digits would be a new object, so the
-                    # scratch buffer (the copy of the flags, made again below) takes all of
-                    # them and drops the cells from v on and before a (a bytearray keeps its
-                    # memory when it shrinks, and grows back into it). Each run copies the d
-                    # digits left whole: those after the run's are written over by what
-                    # follows (when b has room for them); then the j cells up to the next run's
-                    # first are dropped.
-                    cut[:] = self._hex
-                    cut[v:] = b""
-                    cut[0:a] = b""
-                    while True:
-                        # [a,"digits"]: the opening with the digits of a poked in, then the
-                        # cells'.
-                        if a < 100:
-                            if a < 10:
-                                b[p : p + 7] = _RUN
-                                b[p + 4] = 48 + a
-                                p += 7
-                            else:
-                                b[p : p + 8] = _RUN_2
-                                b[p + 4] = 48 + a // 10
-                                b[p + 5] = 48 + a % 10
-                                p += 8
-                        elif a < 1000:
-                            b[p : p + 9] = _RUN_3
-                            b[p + 4] = 48 + a // 100
-                            b[p + 5] = 48 + a // 10 % 10
-                            b[p + 6] = 48 + a % 10
-                            p += 9
-                        else:
-                            b[p : p + 10] = _RUN_4
-                            put_int(b, p + 4, a)
-                            p += 10
-                        if d <= k:
-                            # the last run: the digits left are its own
-                            k = d
-                            j = 0
-                            b[p : p + d] = cut
-                        elif p + d > top:
-                            # no room past the run: its digits alone, then the rest again from
-                            # the next run's first
-                            cut[k:] = b""
-                            b[p : p + k] = cut
-                            cut[:] = self._hex
-                            cut[v:] = b""
-                            cut[0 : a + j] = b""
-                        else:
-                            b[p : p + d] = cut
-                            cut[0:j] = b""
-                        if mask:
-                            # line of sight: a cell of the square out of sight is sent as 0 (no
-                            # real cell has no open side)
-                            for c in range(a, a + k):
-                                if not self._seen(c):
-                                    b[p + c - a] = 48
-                        p += k
-                        if not j:
-                            break
-                        a += j
-                        d -= j
-                        k = rlen
-                        j = w
-                    cut[:] = match.cells  # the copy of the flags again
-                    b[q : q + 7] = _CELLS
-                    b[p] = 34  # '"'
-                    b[p + 1] = 93  # ']'
-                    b[p + 2] = 93
-                    p += 3
+                    p = write_runs(
+                        b,
+                        p,
+                        self._hex,
+                        lo + run * w + off,
+                        rlen - off,
+                        w - off,
+                        v,
+                        w,
+                        rlen,
+                        mask,
+                        self._sq[0],
+                    )
                 b[p] = 125  # '}'
                 p += 1
                 i += 1

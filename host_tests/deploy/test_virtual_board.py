@@ -22,6 +22,7 @@ import urllib.request
 import pytest
 
 import build_image
+import deploy as deploy_tool
 import mem_log
 from game_client import (
     both_ready,
@@ -152,15 +153,27 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
     _, entries = build_image.read_manifest(image)
     listed = {path for path, _, _ in entries}
     assert listed == set(build_image.image_files(image))
-    # every firmware module, flat with a short name (the module map is in the names file)
+    # every firmware module, flat with a short name (the module map is in the names file),
+    # compiled; one with viper code (game.writers) as source, compiled by the board for its own
+    # architecture (the image is built without --march)
     modules = build_image.image_modules(image)
+    assert build_image.machine_code((FIRMWARE / "game" / "writers.py").read_text())
+    by_board = set()
     for package in build_image.CODE_PACKAGES:
         for src in (FIRMWARE / package).rglob("*.py"):
             if src.stem != "__init__":
                 dotted = src.relative_to(FIRMWARE).with_suffix("").as_posix().replace("/", ".")
-                assert len(modules[dotted]) <= 2 and modules[dotted] + ".mpy" in listed
-    assert sorted(p for p in listed if "/" not in p and p.endswith(".mpy")) == sorted(
-        short + ".mpy" for short in modules.values()
+                suffix = ".mpy"
+                if build_image.machine_code(src.read_text()):
+                    suffix = ".py"
+                    by_board.add(modules[dotted] + suffix)
+                assert len(modules[dotted]) <= 2 and modules[dotted] + suffix in listed
+    assert by_board == {modules["game.writers"] + ".py"}
+    shipped = (image / (modules["game.writers"] + ".py")).read_text()
+    assert shipped.count("@micropython.viper") == 2 and "ptr8(" in shipped and ": int" in shipped
+    flat = sorted(p for p in listed if "/" not in p and p.endswith((".mpy", ".py")))
+    assert [p for p in flat if p not in build_image.SOURCE_FILES] == sorted(
+        short + (".py" if short + ".py" in by_board else ".mpy") for short in modules.values()
     )
     assert not [p for p in listed if p.startswith(("game/", "net/"))]  # no packages left
     # boot.py and main.py go as source, with the image's short names
@@ -223,6 +236,39 @@ def test_deploy_copies_the_image_then_only_what_changed(image, board):
     assert "copying 1 of" in third.stdout and stale in third.stdout
     assert board_hashes(board, [stale]) == {stale: expected[stale]}
     assert settings.read_text() == '{"preset": "small"}\n'  # never touched by a deploy
+
+
+def test_deploy_removes_a_modules_other_file_left_by_an_earlier_image(image, board):
+    # MicroPython imports x.py before x.mpy: a module's other file from an earlier image (its
+    # .mpy from an image built with --march, or the .py of whatever module had that short name
+    # then) would be run instead of this image's, so deploy removes it.
+    modules = build_image.image_modules(image)
+    writers = modules["game.writers"]  # source in this image: viper code, built without --march
+    fifo = modules["game.fifo"]  # compiled
+    assert (image / (writers + ".py")).is_file() and (image / (fifo + ".mpy")).is_file()
+    (board.flash_dir / (writers + ".mpy")).write_bytes(b"M\x06\x00\x1fold")
+    (board.flash_dir / (fifo + ".py")).write_text("raise ImportError('an old image')\n")
+    (board.flash_dir / "notes.py").write_text("x = 1\n")  # not a twin: left alone
+
+    result = deploy(board, image)
+    assert result.returncode == 0, result.stderr
+    assert "removing 2 module files of an earlier image" in result.stdout
+    on_board = board_files(board)
+    assert writers + ".mpy" not in on_board and fifo + ".py" not in on_board
+    assert writers + ".py" in on_board and fifo + ".mpy" in on_board and "notes.py" in on_board
+    imported = mpremote(
+        board,
+        "exec",
+        "import %s, %s; print(%s.__file__, %s.__file__)" % (fifo, writers, fifo, writers),
+    )
+    assert imported.stdout.split()[-2:] == [fifo + ".mpy", writers + ".py"], imported.stdout
+
+
+def test_module_twins_are_a_modules_other_file():
+    twins = deploy_tool.module_twins(
+        ["boot.py", "main.py", "a.mpy", "n.py", "b.mpy", "b.py", "web/index.html.gz"]
+    )
+    assert twins == ["a.py", "n.mpy"]
 
 
 def test_deploy_refuses_native_code_for_another_architecture(tmp_path, board):
