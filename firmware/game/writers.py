@@ -49,7 +49,7 @@ def write_runs(
         e += 1 if a >= 100 else 0
         e += 1 if a >= 1000 else 0
         if a < 0 or a > 9999 or k < 0 or a + k > cells or p < 0 or e > top:
-            raise ValueError("cell runs out of range")
+            raise ValueError("view out of range")
         if first:  # ,"c":[[
             out[p] = 44
             out[p + 1] = 34
@@ -139,7 +139,7 @@ def write_objects(b, p: int, match, lo: int, hi: int, x0: int, x1: int, mask, he
         c = owners[slot]
         v = variants[slot]
         if k > 9 or c > 9 or v > 9 or t > 9999 or p < 0 or p + 13 > top:
-            raise ValueError("object out of range")
+            raise ValueError("view out of range")
         out[p] = 91  # [k,c,v,
         out[p + 1] = 48 + k
         out[p + 2] = 44
@@ -190,7 +190,7 @@ def write_seat(b, p: int, match, seat: int, key, i: int) -> int:
     here = int(match.pos[seat])
     t = int(key[i + 1])
     if here < 0 or here > 9999 or p < 0 or p + 64 > top:
-        raise ValueError("seat out of range")
+        raise ValueError("view out of range")
     same = int(key[i]) == a and (t >> 7) & 1023 == p
     if same and t >> 17 == here:
         return (p + (t & 127)) * 2
@@ -213,7 +213,7 @@ def write_seat(b, p: int, match, seat: int, key, i: int) -> int:
         key[i + 1] = (here * 1024 + p) * 128 + (t & 127)
         return (p + (t & 127)) * 2
     if k > 9 or rad > 9 or xo > 9 or xd > 9:
-        raise ValueError("value out of range")
+        raise ValueError("view out of range")
     # the members after the position, from a template in three parts: `,"k":K,"vm":` and
     # `,"rad":R,"cp":`, each followed by a number (vision moves, bearing: -1 for none), and
     # `,"xo":XO,"xd":XD`; the one-digit values poked in
