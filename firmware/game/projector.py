@@ -68,17 +68,12 @@ _RESULTS = const((b"none", b"win", b"draw", b"forfeit"))
 _RES_END = const(b"\r\x0c\r\x10")  # a result's bytes and the 9 of `","win":W` after it
 # game.rules' numbers, as private consts (their values in the bytecode, not a global's lookup)
 _RECORD_MAX = const(512)
-_NO_BEARING = const(255)
 
 # Payload members, in this order after the envelope: status (record 0), objects (record 0:
 # they always fit there), cells; the objects and the cells written by game.writers.
 
-# Status members. A seat: {"p":..,"k":..,"vm":..,"rad":..,"cp":..,"xo":..,"xd":..(,"xt":..)};
-# a 0 stands for a one-digit value poked in.
-_S_P = const(b'{"p":')
-_S_K_VM = const(b',"k":0,"vm":')
-_S_RAD_CP = const(b',"rad":0,"cp":')
-_S_XO_XD = const(b',"xo":0,"xd":0')
+# Status members. A seat: {"p":..,"k":..,"vm":..,"rad":..,"cp":..,"xo":..,"xd":.. (written by
+# game.writers) and for the observer (,"xt":..); a 0 stands for a one-digit value poked in.
 _S_XT = const(b',"xt":-1')  # an exit time, -1 (none) unless written over
 _S_RES = const(b',"res":"')
 _S_RES_OBS = const(b'}],"res":"')

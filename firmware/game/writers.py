@@ -233,7 +233,7 @@ def write_seat(b, p: int, match, seat: int, key, i: int) -> int:
         out[q - 7] = 48 + (k if part == 0 else rad)
         n = v if part == 0 else c
         part += 1
-        if n == 255 and part == 2:
+        if n == 255 and part == 2:  # no bearing (game.rules.NO_BEARING)
             out[q] = 45  # -1
             out[q + 1] = 49
             q += 2
