@@ -12,7 +12,7 @@
 #   below the filesystem goal (FAILS_FS) is a strict xfail, so the margin is visible. Without
 #   a 32-bit binary these are skipped, with a warning, even under CI=true.
 # - On the 64-bit unix port (the PyPI binary), secondary: BUDGET_FS_64 and BUDGET_ROMFS_64, and
-#   a strict xfail for the filesystem layout at GOAL_FS_64.
+#   an xfail for the filesystem layout at GOAL_FS_64 (not strict: it passes in some runs).
 
 import pytest
 
@@ -181,7 +181,10 @@ def test_filesystem_image_serves_a_full_room_on_64bit_at_its_budget(image, binar
 
 
 @pytest.mark.xfail(
-    strict=True, reason="the .mpy files on the filesystem need %s on 64-bit" % BUDGET_FS_64
+    strict=False,
+    reason="the .mpy files on the filesystem need %s on 64-bit; since the view's byte-by-byte "
+    "parts are machine code (docs/memory.md, 'Machine code') the goal heap passes in some runs, "
+    "not yet in every one" % BUDGET_FS_64,
 )
 def test_filesystem_image_on_64bit_at_the_goal_heap(image, binary64):
     result = mem_budget.run_once(image, GOAL_FS_64, MOVES, binary=binary64)
