@@ -1,5 +1,5 @@
 # The one interpreter shim of the core: MicroPython's const(), a plain function on CPython;
-# for game.runs under CPython, the viper emitter's decorator (MicroPython's compiler knows
+# for game.writers under CPython, the viper emitter's decorator (MicroPython's compiler knows
 # @micropython.viper by that name) and its ptr8() cast, which leave the function and the
 # buffer as they are.
 try:
