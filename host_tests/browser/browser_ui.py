@@ -4,7 +4,10 @@
 # own controls: taps on the D-pad, swipes on the maze (real touch events through the DevTools
 # protocol), keys, buttons. What the page shows is read from its DOM: the HUD, the toast, and
 # the state attributes on <body> (data-screen, data-conn, data-phase, data-pos, data-seen,
-# data-s, data-result) that the client keeps for exactly this purpose.
+# data-s, data-result) that the client keeps for exactly this purpose. The toast is a moment's
+# message that the next one replaces (a key coming into sight replaces the compass's reading in
+# the same instant), so every toast the page shows is recorded (TOAST_LOG) and the tests wait
+# on that history, never on the toast showing now.
 #
 # observe(ws_url) is an independent observer (Python websockets + tools/view_decoder.py) that
 # tells the tests where the walls, keys and exits are, so they can script a match.
@@ -45,6 +48,31 @@ KEYS = ("ArrowUp", "ArrowRight", "ArrowDown", "ArrowLeft")
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 WASD = ("w", "d", "s", "a")
 __all__ = ["DIRS", "find_object", "path", "step"]
+
+# Every toast the page shows, in order, in window.__toasts (a page script of each Phone's page,
+# run before the page's own, whatever init scripts the test adds to the context). The page sets
+# the toast by its textContent: each text node added to #toast is one toast ("" clears it).
+# Until the parser has made #toast the whole document is watched, then only #toast.
+TOAST_LOG = """
+(() => {
+  const log = (window.__toasts = []);
+  const take = (records) => {
+    for (const r of records) {
+      if (r.type === "characterData") { if (r.target.data) log.push(r.target.data); continue; }
+      if (r.target.id !== "toast") continue;
+      for (const n of r.addedNodes) if (n.textContent) log.push(n.textContent);
+    }
+  };
+  const early = new MutationObserver((records) => {
+    const el = document.getElementById("toast");
+    if (!el) return;
+    take(records);
+    early.disconnect();
+    const all = { childList: true, characterData: true, subtree: true };
+    new MutationObserver(take).observe(el, all);
+  });
+  early.observe(document, { childList: true, subtree: true });
+})();"""
 
 
 class BrowserKit:
@@ -89,6 +117,7 @@ class Phone:
         self.page.on("websocket", self._socket)
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.cdp = context.new_cdp_session(self.page)
+        self.page.add_init_script(TOAST_LOG)  # this page's own: a tab of the context has its own
         self.page.goto(url)
 
     def close(self):
@@ -137,13 +166,22 @@ class Phone:
         self._wait(expression, arg, timeout, expression)
 
     def _wait(self, expression, arg, timeout, what):
+        """The JSHandle of expression's first truthy value; on timeout an AssertionError with
+        the page's state, its errors, its toast and every toast it showed."""
         try:
-            self.page.wait_for_function(expression, arg=arg, timeout=timeout)
+            return self.page.wait_for_function(expression, arg=arg, timeout=timeout)
         except PlaywrightError as exc:
             state = self.page.evaluate("JSON.stringify(document.body.dataset)")
             raise AssertionError(
-                "waiting for %s: %s\npage state %s\npage errors %r\ntoast %r"
-                % (what, exc.message.splitlines()[0], state, self.errors, self.text("#toast"))
+                "waiting for %s: %s\npage state %s\npage errors %r\ntoast %r\ntoasts shown %r"
+                % (
+                    what,
+                    exc.message.splitlines()[0],
+                    state,
+                    self.errors,
+                    self.text("#toast"),
+                    self.toasts(),
+                )
             ) from None
 
     def wait_for(self, predicate, what, timeout=WAIT_MS):
@@ -153,6 +191,9 @@ class Phone:
         while not predicate():
             if time.monotonic() > deadline:
                 raise AssertionError("waiting for %s; page errors %r" % (what, self.errors))
+            # The frames are recorded by Playwright's event handlers (_frame), which the sync
+            # API runs only inside one of its calls: this is that call, not a pace (no page
+            # event says "a frame matching predicate", and a frame may come on any socket).
             self.page.wait_for_timeout(20)
 
     def welcomes(self):
@@ -194,15 +235,27 @@ class Phone:
     def text(self, selector):
         return self.page.locator(selector).inner_text()
 
-    def wait_toast(self, fragment):
-        """Wait until the toast (the brief message over the maze) contains fragment."""
-        self._wait(
-            "(f) => document.getElementById('toast').textContent.includes(f)",
-            fragment,
+    def toasts(self, since=0):
+        """The toasts (the brief messages over the maze) the page showed since it loaded, in
+        order, from the index since on (a toast_mark())."""
+        return self.page.evaluate("(s) => (window.__toasts || []).slice(s)", since)
+
+    def toast_mark(self):
+        """A mark in the page's toast history: toasts(mark) and wait_toast(f, mark) see only
+        the toasts shown after it (a mark holds for the page load it was taken in)."""
+        return self.page.evaluate("(window.__toasts || []).length")
+
+    def wait_toast(self, fragment, since=0):
+        """Wait until the page has shown a toast containing fragment, since the page loaded or
+        since the mark `since` (toast_mark(), taken before the action: a toast shown earlier
+        for another reason must not count), even one a later toast replaced at once; returns
+        the first such toast's text."""
+        return self._wait(
+            "([f, s]) => (window.__toasts || []).slice(s).find((t) => t.includes(f))",
+            [fragment, since],
             WAIT_MS,
-            "toast " + fragment,
-        )
-        return self.text("#toast")
+            "a toast %r (since toast %d)" % (fragment, since),
+        ).json_value()
 
     def sent(self, t):
         return [m for _, _, way, m in self.frames if way == "sent" and m and m.get("t") == t]

@@ -53,15 +53,15 @@ def test_dpad_walls_and_hold_to_repeat(browser, board):
         d, run = max(((d, straight_run(maze, here, d)) for d in range(4)), key=lambda x: len(x[1]))
         end = run[-1]
         out_of_exit = end == exit1 and d == outward
-        ann.page.evaluate("document.getElementById('toast').textContent = ''")
+        mark = ann.toast_mark()
         ann.hold(d)
         ann.wait_attr("pos", end)
         if out_of_exit:
-            ann.wait_toast("Your exit is still closed")
+            ann.wait_toast("Your exit is still closed", mark)
         else:
             # the hold ends at the wall by itself, quietly: no error toast, nothing sent
             ann.wait_attr("held", "-1")
-            assert "\u2715" not in ann.text("#toast")
+            assert not [t for t in ann.toasts(mark) if "\u2715" in t], ann.toasts(mark)
             assert ann.attr("code") == "COUNTDOWN"  # the last refusal is still the countdown's
         # the finger is still down: the button shows it is pressed
         assert "on" in ann.pad_button(d).get_attribute("class")
@@ -84,10 +84,10 @@ def test_dpad_walls_and_hold_to_repeat(browser, board):
             assert ("(wall)" in button.get_attribute("aria-label")) == is_wall
         # A key pressed toward a known wall is answered on the phone: nothing is sent.
         if not out_of_exit:
-            ann.page.evaluate("document.getElementById('toast').textContent = ''")
+            mark = ann.toast_mark()
             sent = len(ann.sent("move"))
             ann.key(d)
-            assert ann.wait_toast("A wall is in the way.") == "\u2715 A wall is in the way."
+            assert ann.wait_toast("A wall is in the way.", mark) == "\u2715 A wall is in the way."
             assert len(ann.sent("move")) == sent
         ann.shot("player-after-hold")
         assert not ann.errors, ann.errors

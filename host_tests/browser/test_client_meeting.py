@@ -80,15 +80,18 @@ def test_meetings_say_what_happened_to_whose_key(browser, board):
         bob.wait_js(SIDE_BY_SIDE, here)
         assert [60, 40, 60] in ann.page.evaluate("window.__buzz")
 
-        # 2. Bob steps aside; Ann picks up Bob's key and walks into him with it.
+        # 2. Bob steps aside; Ann picks up Bob's key and walks into him with it. (The toasts of
+        # the first meeting are in the pages' history: only those shown from here on count.)
+        ann_mark, bob_mark = ann.toast_mark(), bob.toast_mark()
         bob.move(away[0], "pad")
         walk(ann, maze, key2, avoid=(key1, bob.pos()), drop_foreign=False)
         ann.wait_attr("key", "2")
-        assert "You picked up Bob's key" in ann.wait_toast("picked up")
+        assert "You picked up Bob's key" in ann.wait_toast("picked up", ann_mark)
         walk(ann, maze, bob.pos(), avoid=(key1,), drop_foreign=False)
         took = "You had Bob's key: it went back to Bob."
-        assert ann.wait_toast("You met Bob.") == "You met Bob. " + took
-        assert bob.wait_toast("You met Ann.") == "You met Ann. Your key is back with you!"
+        back = "Your key is back with you!"
+        assert ann.wait_toast("You met Bob.", ann_mark) == "You met Bob. " + took
+        assert bob.wait_toast("You met Ann.", bob_mark) == "You met Ann. " + back
         log_has(tv, "Ann met Bob. Ann had Bob's key: it went back to Bob.")
         bob.wait_attr("key", "2")
         ann.wait_attr("key", "0")
