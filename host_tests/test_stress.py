@@ -180,10 +180,12 @@ def test_the_status_sampler_stops_when_a_cancellation_is_swallowed():
 
     async def main():
         sampler = stress.StatusSampler(port=1)
+        inside = asyncio.Event()
 
         async def once(timeout=5.0):
+            inside.set()
             try:
-                await asyncio.sleep(10)
+                await asyncio.Event().wait()  # a /status that never answers: only cancelled
             except asyncio.CancelledError:
                 cancels.append(1)
                 if len(cancels) > 1:
@@ -192,7 +194,7 @@ def test_the_status_sampler_stops_when_a_cancellation_is_swallowed():
 
         sampler.once = once
         sampler.start()
-        await asyncio.sleep(0.05)  # the loop is inside once()
+        await inside.wait()  # the loop is inside once()
         return await asyncio.wait_for(sampler.stop(), 3)
 
     caps = asyncio.run(main())

@@ -34,9 +34,10 @@ class GameClient(WsGameClient):
     def on_view(self, view):
         self.views.append(view)
 
-    async def move(self, d, retry_cooldown=True):
+    async def move(self, d, retry_cooldown=True, c=None):
+        """Move d; sent again (with c, or a new sequence) while the board says COOLDOWN."""
         while True:
-            reply = await self.intent("move", d=d)
+            reply = await self.intent("move", c=c, d=d)
             if not (retry_cooldown and reply.get("code") == "COOLDOWN"):
                 return reply
             await asyncio.sleep(0.08)  # a retry pace well under the inbound rate limit

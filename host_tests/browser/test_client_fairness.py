@@ -6,7 +6,6 @@
 import hashlib
 import json
 import random
-import time
 
 import pytest
 from browser_ui import find_object, free_steps, observe
@@ -74,10 +73,14 @@ def test_a_restarted_board_resumes_and_the_result_proves_the_seed(browser, upy_b
             ann.wait_attr("phase", "active")
             assert ann.pos() == here and ann.attr("seat") == "1" and bob.attr("seat") == "2"
             assert ann.received("fair")[-1]["commit"] == commit  # the same match, the same seed
-            time.sleep(0.2)
             maze = observe(again.ws_url, lambda v: v["ph"] == "active")
             step = free_steps(maze, here, keys, 1)
-            assert ann.move(step[0], "pad") != here  # and it plays on
+            # and it plays on. The match clock went on from the last logged time (Ann's last
+            # step), so her cooldown may still run for up to 150 ms after both are back: the
+            # board refuses the step (COOLDOWN) and the page sends it again on each refusal,
+            # 50 ms after it, three times (over 150 ms of board time): the view of the new
+            # cell is the event waited for.
+            assert ann.move(step[0], "pad") != here
             bob.page.once("dialog", lambda dialog: dialog.accept())  # "Leave the match?"
             bob.tap("#bLeave")  # bob gives up: ann wins, the match ends, the seed is shown
             for phone in (ann, tv):

@@ -400,7 +400,6 @@ def test_deployed_firmware_boots_and_serves_the_client(image, tmp_path):
 def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
     """`make deploy PORT=<pty>` into an empty virtual board, the deployed boot.py + main.py
     booted as a reset would, then two players and an observer play a match over WebSocket."""
-    import asyncio
     import json
 
     flash = tmp_path / "flash"
@@ -429,7 +428,7 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
             assert p1.welcome["w"] == 9  # the deployed board read its settings.json
             await both_ready(p1, p2)
             outward = await fetch_own_key_and_open_exit(p1, obs)
-            await asyncio.sleep(0.12)  # the cooldown of the last step
+            # (within the cooldown of the last step: move() sends it again on each COOLDOWN)
             assert (await p1.move(outward))["t"] == "ack"
             for client in (p1, p2, obs):
                 result = await client.event("result", timeout=3)

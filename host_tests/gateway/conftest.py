@@ -8,6 +8,7 @@
 #   start_game_board(upy_binary, tmp_path, heap=..., **settings) for other settings.
 import json
 import os
+import urllib.request
 
 import pytest
 
@@ -42,6 +43,12 @@ class GameBoard:
 
     def alive(self):
         return self.board.alive()
+
+    def status(self):
+        """The board's /status figures (net/portal.py): seats, players, observers, sessions."""
+        url = "http://127.0.0.1:%d/status" % self.board.http_port
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return json.loads(resp.read())
 
 
 def start_game_board(upy_binary, workdir, heap=GAME_HEAP, **overrides):

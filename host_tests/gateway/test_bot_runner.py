@@ -5,10 +5,10 @@
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
+from waits import until
 
 import bot_runner
 from bot_runner import BotRunner, run_bots
@@ -141,10 +141,17 @@ def test_stalls_and_junk_connections_lock_nobody_out(game_board, fast_chaos):
     assert figures["connections"]["junk"] > 0, figures
     assert sum(row["chaos"].get("stall", 0) for row in figures["bots"].values()) > 0
     # every place is given back once the last sockets have closed (a hang ends the wait)
-    deadline = time.monotonic() + 15
-    while (after := status(game_board))["sessions"] or after["http_open"] > 1:
-        assert time.monotonic() < deadline, after
-        time.sleep(0.1)
+    seen = []
+
+    def given_back():
+        seen.append(status(game_board))
+        return not seen[-1]["sessions"] and seen[-1]["http_open"] <= 1
+
+    try:
+        until(given_back, "every place given back", timeout=15)
+    except AssertionError as exc:
+        raise AssertionError("%s: %s" % (exc, seen[-1])) from None
+    after = seen[-1]
     assert after["uptime_ms"] > before["uptime_ms"]
     assert "MemoryError" not in game_board.log()
 

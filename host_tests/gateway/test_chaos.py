@@ -15,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from waits import until_async
 
 from bots import DIRS, find_object, path
 from game import rules
@@ -124,6 +125,7 @@ class Chaos:
         await self.drop_all()
         self.start()
         while self.rng.random() < 0.25:
+            # no event can replace this: the kill lands at a random moment of the boot
             await asyncio.sleep(self.rng.uniform(0, 0.3))
             self.kill("boot")
             self.start()
@@ -139,7 +141,12 @@ class Chaos:
         return c
 
     async def intent(self, seat, t, c, **fields):
-        reply = await self.p[seat].intent(t, c=c, **fields)
+        """t with the client sequence c; a move is sent again while the board refuses it for
+        the cooldown (GameClient.move: only the board's clock tells when the cooldown ends)."""
+        if t == "move":
+            reply = await self.p[seat].move(fields["d"], c=c)
+        else:
+            reply = await self.p[seat].intent(t, c=c, **fields)
         if reply["t"] == "ack" and t in ("move", "drop"):
             self.acked.add((seat, c))
         return reply
@@ -193,18 +200,19 @@ class Chaos:
         for forced in MODES:  # every kind of kill at least once, whatever the dice say
             if not outward and not self.kills[forced] and total >= 6 + 3 * MODES.index(forced):
                 mode = forced
-        await asyncio.sleep(0.12)  # the cooldown
         if mode == "logged":
             c = self.next_c(seat, slow=True)
-            await self.p[seat].send(json.dumps({"t": t, "c": c, **fields}))
+            sent = asyncio.create_task(self.intent(seat, t, c, **fields))
             line = "slow_ack: seat %d c %d on flash" % (seat, c)
-            replied = await self._until(
-                lambda: line in self.board_log() or c in self.p[seat].replies
+            # the board's log says when the command is on flash (its ack follows SLOW_MS later)
+            await until_async(
+                lambda: line in self.board_log() or sent.done(), "c %d on flash, or its answer" % c
             )
-            if c in self.p[seat].replies:  # refused (a wall, a cooldown): no kill this time
+            if sent.done():  # refused (a wall): no kill this time
+                sent.result()
                 return
-            assert replied
             self.kill("logged")
+            sent.cancel()  # (it never ran since the kill: it waits for the ack)
             assert c not in self.p[seat].replies  # killed between the entry and the ack
             await self.restart()
             dup = await self.intent(seat, t, c, **fields)
@@ -212,8 +220,17 @@ class Chaos:
             return
         c = self.next_c(seat)
         if mode == "flight":
-            await self.p[seat].send(json.dumps({"t": t, "c": c, **fields}))
-            await asyncio.sleep(self.rng.uniform(0, 0.015))
+            player = self.p[seat]
+            while True:
+                player.replies.pop(c, None)
+                await player.send(json.dumps({"t": t, "c": c, **fields}))
+                # no event can replace this: the kill lands at a random moment of the flight
+                await asyncio.sleep(self.rng.uniform(0, 0.015))
+                got = player.replies.get(c)
+                if not got or got.get("code") != "COOLDOWN":
+                    break
+                # refused for the cooldown before the kill: sent again, so that the command in
+                # flight is one the board takes when its cooldown is over
             self.kill("flight")
             got = self.p[seat].replies.get(c)
             if got and got["t"] == "ack":
@@ -237,14 +254,6 @@ class Chaos:
                 with open(self._newest_log_path(), "ab") as f:
                     f.write(b"\x17\x00\x01")
             await self.restart()
-
-    async def _until(self, predicate, timeout=5.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return True
-            await asyncio.sleep(0.005)
-        return False
 
     def _logs_dir(self):
         return self.workdir / "flash" / "log"
@@ -283,7 +292,10 @@ class Chaos:
             seat = 1 if turns % 2 else 2
             if self.obs.view["ph"] == "active":
                 await self.turn(seat)
-            await asyncio.sleep(0)
+            else:  # the countdown of a resumed match: its end comes in a view
+                await self.obs.view_where(
+                    lambda v: v["ph"] in ("active", "finished"), what="the countdown's end"
+                )
             if any(p["xd"] for p in self.obs.view["st"]["players"]):
                 break  # the first one is out: the window closes on the timer
         results = []

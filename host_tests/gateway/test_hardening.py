@@ -10,6 +10,8 @@ import socket
 import struct
 import time
 
+from waits import until, until_async
+
 from game_client import GameClient, both_ready, close_all, run, two_players_and_observer
 from raw_ws import upgrade
 
@@ -70,37 +72,64 @@ def _close_of(sock, timeout=10):
     return close
 
 
-def _status(game_board, tries=20):
-    """/status, retried as a phone would while every place is busy (HTTP 503, or dropped)."""
+RETRY_S = 0.3  # a phone's pace of asking again (a cost: faster only adds to a flood)
+
+
+def _status_now(game_board):
+    """/status, or None while every place is busy (HTTP 503, or dropped)."""
     import urllib.error
     import urllib.request
 
     url = "http://127.0.0.1:%d/status" % game_board.board.http_port
-    for attempt in range(tries):
-        try:
-            with urllib.request.urlopen(url, timeout=10) as resp:
-                return json.loads(resp.read())
-        except (urllib.error.URLError, ConnectionError):
-            if attempt == tries - 1:
-                raise
-            time.sleep(0.3)
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return json.loads(resp.read())
+    except (urllib.error.URLError, ConnectionError):
+        return None
 
 
-async def _valid_player(url, name="valid", tries=1):
-    """A spectator from PLAYER_SOURCE. With tries > 1 it retries as the phone client does
-    (a refused or dropped connection, then again a moment later)."""
-    for attempt in range(tries):
+def _sessions(game_board, n):
+    """/status when the board has n sessions, else None."""
+    status = _status_now(game_board)
+    return status if status and status["sessions"] == n else None
+
+
+def _status(game_board):
+    """/status, asked again as a phone would while every place is busy."""
+    return until(lambda: _status_now(game_board), "/status answered", poll=RETRY_S)
+
+
+async def _valid_player(url, name="valid", retry=False):
+    """A spectator from PLAYER_SOURCE. With retry it tries again as the phone client does
+    (a refused or dropped connection, then again a moment later) until it is in."""
+
+    async def attempt():
         client = GameClient(url, name)
         client.source = PLAYER_SOURCE
         try:
             await client.connect()
             await client.join("watch")
-            break
         except Exception:  # noqa: BLE001 - 503 or dropped while the flood holds every place
             await client.close()
-            if attempt == tries - 1:
+            if not retry:
                 raise
-            await asyncio.sleep(0.5)
+            return None
+        return client
+
+    if retry:
+        tries = []
+
+        def joined():
+            """The client of the last try once it is in; a new try when the last one failed."""
+            if tries and tries[-1].done() and tries[-1].result() is not None:
+                return tries[-1].result()
+            if not tries or tries[-1].done():
+                tries.append(asyncio.create_task(attempt()))
+            return None
+
+        client = await until_async(joined, "%s joined" % name, poll=RETRY_S)
+    else:
+        client = await attempt()
     assert (await client.intent("ping"))["t"] == "pong"
     return client
 
@@ -331,15 +360,17 @@ def test_floods_of_connections_never_end_the_board(game_board):
         # throughout: the player already in is served, and a newcomer gets in (retrying
         # like a phone while places held by the flood are freed)
         assert (await player.intent("ping"))["t"] == "pong"
-        again = await _valid_player(game_board.ws_url, "newcomer", tries=20)
+        again = await _valid_player(game_board.ws_url, "newcomer", retry=True)
         for sock in held:
             sock.close()
         held.clear()
-        # after: everything still works, and nothing the flood held is left
-        await asyncio.sleep(2)
+        # after: everything still works, and nothing the flood held is left (the board frees
+        # each place as it notices its socket closed)
+        status = await asyncio.to_thread(
+            until, lambda: _sessions(game_board, 2), "the flood's places freed: 2 sessions left"
+        )
+        assert status["observers"] == 2, status
         assert (await player.intent("ping"))["t"] == "pong"
-        status = await asyncio.to_thread(_status, game_board)
-        assert status["observers"] == 2 and status["sessions"] == 2, status
         assert status["http_evicted"] > 0 and status["http_refused"] >= 0
         p1, p2, obs = await two_players_and_observer(game_board.ws_url)
         await both_ready(p1, p2)

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from bots import BITS, DIRS, inside
 from game_client import (
     GameClient,
     both_ready,
@@ -53,8 +54,7 @@ def test_full_match_to_a_win(game_board):
         assert len(maze["objects"]) == 8  # 2 keys, 2 exits, 2 compasses, 1 pair of artifacts
 
         outward = await fetch_own_key_and_open_exit(p1, obs)
-        await asyncio.sleep(0.12)  # the cooldown of the last step
-        reply = await p1.move(outward)
+        reply = await p1.move(outward)  # (sent again while the last step's cooldown runs)
         assert reply["t"] == "ack" and reply["cs"] > 0
         await obs.event("exited", seat=1, first=True)
         # Nobody sends anything now: the timer closes the 200 ms finish window.
@@ -86,8 +86,21 @@ def test_draw_inside_the_finish_window(game_board):
         out1, out2 = await asyncio.gather(
             fetch_own_key_and_open_exit(p1, obs), fetch_own_key_and_open_exit(p2, obs)
         )
-        await asyncio.sleep(0.12)
-        r1, r2 = await asyncio.gather(p1.move(out1), p2.move(out2))
+        # Both out within the 200 ms window of the board's clock: p1 steps off its exit and
+        # back after p2's last step was acknowledged, so p2's cooldown ends before p1's. p1
+        # goes out once its own has ended (a refusal is sent again); p2 goes out as soon as
+        # that is acknowledged, one round trip later, and its cooldown is over by then.
+        exit1, maze = p1.view["st"]["p"], obs.view
+        side = next(
+            d
+            for d in range(4)
+            if maze["cells"][exit1] & BITS[d] and inside(exit1, d, maze["w"], maze["h"])
+        )
+        for d in (side, (side + 2) % 4):
+            reply = await p1.move(DIRS[d])
+            assert reply["t"] == "ack", reply
+        r1 = await p1.move(out1)
+        r2 = await p2.move(out2, retry_cooldown=False)
         assert r1["t"] == "ack" and r2["t"] == "ack", (r1, r2)
         for client in (p1, p2, obs):
             result = await client.event("result", timeout=3)

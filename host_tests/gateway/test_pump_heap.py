@@ -2,28 +2,53 @@
 # MemoryError while writing what is due (a frame, a task to drain a socket, the log line of a
 # failed writer) does not end the task that writes what the timer makes due (the countdown, the
 # finish window): what is still due is written a tick later; and a failed tick whose log line
-# finds no heap does not end the timer. On CPython with the real Gateway (no network).
+# finds no heap does not end the timer. On CPython with the real Gateway (no network), on a
+# tick clock of the test's own: no real time passes.
 import asyncio
 
+from waits import TIMEOUT_S
+
+from net import gateway as gateway_module
 from net.gateway import Gateway, Session
 from net.settings import Settings
 
+TICK = gateway_module._TICK_MS  # the pump's and the timer's tick
 
-def _pump_outlives(gateway, until):
-    """Run the gateway's pump until until() is true (polled every 10 ms, for at most 1 s);
-    True when the pump task is still running then."""
 
-    async def scenario():
-        pump = asyncio.create_task(gateway.pump())
-        for _ in range(100):
-            await asyncio.sleep(0.01)
-            if until():
-                break
-        alive = not pump.done()
-        pump.cancel()
-        return alive
+class _Ticks:
+    """net.gateway's sleep_ms for one test: a sleep lasts until the test ends it (tick()), so
+    what the gateway does a tick later happens when the test says, and nothing waits on the
+    machine's speed."""
 
-    return asyncio.run(scenario())
+    def __init__(self, monkeypatch):
+        monkeypatch.setattr(gateway_module, "sleep_ms", self.sleep_ms)
+        self.slept = []  # the ms of every sleep begun, in order
+        self._sleeps = []  # the futures of the sleeps not over yet
+        self._begun = None  # a future the next sleep resolves, while the test waits for one
+
+    async def sleep_ms(self, ms):
+        self.slept.append(ms)
+        if self._begun is not None and not self._begun.done():
+            self._begun.set_result(ms)
+        sleep = asyncio.get_running_loop().create_future()
+        self._sleeps.append(sleep)
+        await sleep
+
+    async def waiting(self):
+        """Return once a task sleeps on this clock (at once when one does already)."""
+        if not self._sleeps:
+            self._begun = asyncio.get_running_loop().create_future()
+            await self._begun
+
+    def tick(self):
+        """End every sleep begun: the tasks go on at their next turn."""
+        sleeps, self._sleeps = self._sleeps, []
+        for sleep in sleeps:
+            sleep.set_result(None)
+
+
+def _run(scenario):
+    return asyncio.run(asyncio.wait_for(scenario(), TIMEOUT_S))  # (the bound of a hang)
 
 
 class _Fine:
@@ -37,24 +62,35 @@ class _Fine:
         return True
 
 
-def test_a_memory_error_writing_does_not_end_the_pump():
+def test_a_memory_error_writing_does_not_end_the_pump(monkeypatch):
+    ticks = _Ticks(monkeypatch)
     gateway = Gateway(Settings(), log=lambda line: None)
     calls = []
 
-    def write_dirty():
-        calls.append(len(calls))
-        if len(calls) == 2:
-            raise MemoryError("memory allocation failed, allocating 96 bytes")
-        return True
+    async def scenario():
+        written = {1: asyncio.Event(), 3: asyncio.Event()}  # the first and the third write
 
-    gateway.write_dirty = write_dirty
+        def write_dirty():
+            calls.append(len(calls))
+            if len(calls) in written:
+                written[len(calls)].set()
+            if len(calls) == 2:
+                raise MemoryError("memory allocation failed, allocating 96 bytes")
+            return True
 
-    def until():  # two ticks of 50 ms are needed
-        if len(calls) == 1:
-            gateway.event.set()  # something became due: the second write fails
-        return len(calls) >= 3
+        gateway.write_dirty = write_dirty
+        pump = asyncio.create_task(gateway.pump())
+        await written[1].wait()  # (the pump waits for something due now)
+        gateway.event.set()  # something became due: the second write fails
+        await ticks.waiting()
+        assert ticks.slept == [TICK] and len(calls) == 2  # the pump waits a tick
+        ticks.tick()
+        await written[3].wait()
+        alive = not pump.done()
+        pump.cancel()
+        return alive
 
-    assert _pump_outlives(gateway, until)
+    assert _run(scenario)
     assert len(calls) == 3  # the write after the failure, without anything new due
 
 
@@ -141,7 +177,7 @@ def test_a_session_that_finds_no_heap_stays_due_first_and_nothing_is_lost():
     assert gateway.dirty == [] and starved.tries == 2 and fine.written == 1
 
 
-def test_the_timer_outlives_a_failed_tick_whose_log_line_finds_no_heap():
+def test_the_timer_outlives_a_failed_tick_whose_log_line_finds_no_heap(monkeypatch):
     def log(line):
         if "tick failed" in line:
             raise MemoryError("memory allocation failed, allocating 64 bytes")
@@ -155,29 +191,30 @@ def test_the_timer_outlives_a_failed_tick_whose_log_line_finds_no_heap():
             raise ValueError("a failing tick")
 
     gateway.host.tick = tick
+    clock = _Ticks(monkeypatch)
 
     async def scenario():
         timer = asyncio.create_task(gateway.run())
-        for _ in range(100):  # bounded: three ticks of 50 ms are needed
-            await asyncio.sleep(0.01)
-            if len(ticks) >= 3 or timer.done():
-                break
+        for _ in range(3):  # three ticks, the first one failing
+            await clock.waiting()
+            clock.tick()
+        await clock.waiting()  # the timer waits for its fourth tick
         alive = not timer.done()
         timer.cancel()
         return alive
 
-    assert asyncio.run(scenario())
-    assert len(ticks) >= 3
+    assert _run(scenario)
+    assert len(ticks) == 3 and clock.slept == [TICK] * 4
 
 
-def test_the_pump_outlives_a_wait_that_finds_no_heap():
+def test_the_pump_outlives_a_wait_that_finds_no_heap(monkeypatch):
     """Event.wait() is a coroutine: awaiting it makes one, which a full heap refuses. The pump
     then waits a tick and writes again, instead of ending (and leaving every session unwritten
     for good)."""
+    ticks = _Ticks(monkeypatch)
     gateway = Gateway(Settings(), log=lambda line: None)
     writes = []
     waits = []
-    gateway.write_dirty = lambda: writes.append(1) or True
     real_wait = gateway.event.wait
 
     def wait():
@@ -187,8 +224,28 @@ def test_the_pump_outlives_a_wait_that_finds_no_heap():
         return real_wait()
 
     gateway.event.wait = wait
-    assert _pump_outlives(gateway, lambda: len(writes) >= 2)  # (one tick of 50 ms is needed)
-    assert len(writes) >= 2 and len(waits) >= 2  # written again after the failed wait
+
+    async def scenario():
+        again = asyncio.Event()
+
+        def write_dirty():
+            writes.append(1)
+            if len(writes) == 2:
+                again.set()
+            return True
+
+        gateway.write_dirty = write_dirty
+        pump = asyncio.create_task(gateway.pump())
+        await ticks.waiting()  # the failed wait: a tick, then the pump writes again
+        assert ticks.slept == [TICK] and len(writes) == 1
+        ticks.tick()
+        await again.wait()
+        alive = not pump.done()
+        pump.cancel()
+        return alive
+
+    assert _run(scenario)
+    assert len(writes) == 2 and len(waits) == 2  # written again after the failed wait
 
 
 def test_kill_with_no_heap_for_the_close_frame_does_not_raise():

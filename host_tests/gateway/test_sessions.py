@@ -8,6 +8,7 @@ import struct
 import time
 
 import pytest
+from waits import until
 
 from game_client import (
     GameClient,
@@ -35,6 +36,7 @@ def test_reconnect_with_the_token_resumes_seat_and_view(game_board):
     async def scenario():
         p1, p2, obs = await two_players_and_observer(game_board.ws_url)
         await both_ready(p1, p2)
+        start = obs.view["st"]["players"][0]["p"]
         d, ack = await first_open_move(p1)
         c_done = ack["c"]
         moved = await p1.view_where(lambda v: v["s"] >= 3, what="moved view")
@@ -51,18 +53,25 @@ def test_reconnect_with_the_token_resumes_seat_and_view(game_board):
         assert view["st"] == moved["st"] and view["cells"] == moved["cells"]
         check_player_view(view, 1)
         await obs.until(lambda: obs.rooms[-1]["p"][0]["on"], what="seat 1 back")
-        # A resend of the already-applied sequence changes nothing.
+        # A resend of the already-applied sequence changes nothing: the move back after it is
+        # the one change of state the observer sees (an applied resend would be one more).
         before = obs.view["s"]
         dup = await again.intent("move", c=c_done, d=d)
         assert dup == {"t": "ack", "c": c_done, "dup": True}
-        await asyncio.sleep(0.2)
-        assert obs.view["s"] == before
         # New sequences go on where the seat left off; the match is still running.
         reply = await again.move("NESW"[("NESW".index(d) + 2) % 4])
         assert reply["t"] == "ack" and reply["c"] == c_done + 1
-        # Well past the grace period nothing was forfeited.
-        await asyncio.sleep(1.8)
-        assert not any(e["e"] == "result" for e in obs.events)
+        view = await obs.view_where(
+            lambda v: v["st"]["players"][0]["p"] == start, what="seat 1 back at %d" % start
+        )
+        assert view["s"] == before + 1, (before, view["s"])
+        # Seat 1's grace period ended when it came back. Seat 2 drops now: its grace period,
+        # begun after seat 1's, ends first only if seat 1's no longer runs; its end decides the
+        # match (the timeout only ends a hang).
+        await p2.ws.close()
+        result = await obs.event("result", timeout=30)
+        assert result["result"] == "forfeit" and result["winner"] == 1, result
+        await again.event("result", result="forfeit", winner=1)
         await close_all(again, p2, obs)
 
     run(scenario())
@@ -81,9 +90,13 @@ def test_a_wrong_token_never_takes_a_seat(game_board):
         assert p1.rooms[-1]["p"][1] is None
         moved = await guesser.intent("move", d="N")
         assert moved["code"] == "NOT_JOINED"
-        # Leaving p1 away (grace running) does not make its seat guessable either.
+        # Leaving p1 away (grace running) does not make its seat guessable either. The board's
+        # close frame comes after it took seat 1's session away (net/gateway.py, serve: the
+        # detach runs before the pump may write the frame).
         await p1.ws.close()
-        await asyncio.sleep(0.2)
+        assert await p1.until_closed() == 1000
+        status = await asyncio.to_thread(game_board.status)
+        assert status["players"] == 0 and status["seats"] == 1, status
         refusal = await guesser.join(token=p1.welcome["token"][::-1], expect="err")
         assert refusal["code"] == "BAD_TOKEN"
         # The same socket may still join properly afterwards.
@@ -105,14 +118,22 @@ def test_a_stale_socket_cannot_evict_the_reconnected_one(game_board):
         assert welcome["seat"] == 1 and welcome["resumed"] is True
         assert await p1.until_closed() == 4001
         assert "newer connection" in p1.close_reason
-        # The old socket's end changed nothing: the seat stays with the fresh one.
-        await asyncio.sleep(0.3)
+        # The old socket's end changed nothing: the seat stays with the fresh one. Its end is
+        # over once its session is gone (/status: fresh, p2 and obs left); a room message it
+        # sent would reach the observer before the pong of a ping sent after that.
+        await asyncio.to_thread(
+            until, lambda: game_board.status()["sessions"] == 3, "the old session's end"
+        )
+        assert (await obs.ping())["t"] == "pong"
         assert obs.rooms[-1]["p"][0]["on"] is True
         d, ack = await first_open_move(fresh)
         await fresh.view_where(lambda v: v["s"] >= 3)
-        # Past the grace period: no forfeit, the fresh socket is still served.
-        await asyncio.sleep(1.8)
-        assert not any(e["e"] == "result" for e in obs.events)
+        # No grace period runs for seat 1: seat 2 drops now, and its grace period, begun after
+        # anything the old socket's end could have begun, ends first (the timeout only ends a
+        # hang). The fresh socket is still served.
+        await p2.ws.close()
+        result = await obs.event("result", timeout=30)
+        assert result["result"] == "forfeit" and result["winner"] == 1, result
         pong = await fresh.intent("ping")
         assert pong["t"] == "pong"
         assert not fresh.closed
@@ -144,7 +165,12 @@ def test_stale_socket_traffic_is_ignored(game_board):
             await asyncio.to_thread(stale.send, {"t": "move", "c": c, "d": "NESW"[c % 4]})
         await asyncio.to_thread(stale.send, {"t": "leave", "c": 10})
         assert await asyncio.to_thread(stale.close_code) == 4001
-        await asyncio.sleep(0.3)
+        # Once the stale session is gone (/status: fresh, p2 and obs left) nothing it sent can
+        # be applied any more; a view it caused would reach the observer before the pong.
+        await asyncio.to_thread(
+            until, lambda: game_board.status()["sessions"] == 3, "the stale session's end"
+        )
+        assert (await obs.ping())["t"] == "pong"
         assert obs.view["s"] == steady  # none of it was applied
         assert obs.rooms[-1]["p"][0]["on"] is True
         assert (await fresh.intent("ping"))["t"] == "pong"
@@ -281,7 +307,7 @@ def test_sync_resends_the_whole_current_view_without_changing_anything(game_boar
         await both_ready(p1, p2)
         await first_open_move(p1)
         current = await p1.view_where(lambda v: v["s"] >= 3, what="moved view")
-        await asyncio.sleep(0.2)
+        await obs.view_where(lambda v: v["s"] == current["s"], what="the observer's moved view")
         for client in (p1, obs):  # players and observers alike
             count = len(client.views)
             await client.send_json({"t": "sync", "c": client.next_c()})
@@ -300,17 +326,16 @@ def test_sync_resends_the_whole_current_view_without_changing_anything(game_boar
 
 
 def test_welcome_tells_the_countdown_and_status_tells_seats_held(game_board):
-    import urllib.request
-
     async def scenario():
         p1 = await GameClient(game_board.ws_url, "p1").connect()
         welcome = await p1.join(name="Ann")
         assert welcome["cd"] >= 0 and welcome["cool"] > 0
         token = welcome["token"]
+        # The board's close frame comes after it took the seat's session away (net/gateway.py,
+        # serve: the detach runs before the pump may write the frame).
         await p1.ws.close()
-        await asyncio.sleep(0.3)
-        url = game_board.ws_url.replace("ws://", "http://").replace("/ws", "/status")
-        status = json.loads(urllib.request.urlopen(url, timeout=5).read())
+        assert await p1.until_closed() == 1000
+        status = await asyncio.to_thread(game_board.status)
         # Seat 1 is away but still held (inside its grace period): nobody else can take it.
         assert status["players"] == 0 and status["seats"] == 1
         again = await GameClient(game_board.ws_url, "p1 again").connect()

@@ -11,7 +11,8 @@ import subprocess
 import sys
 import termios
 import threading
-import time
+
+from waits import until_async
 
 from bots import BITS, DIRS, inside, step
 from game_client import GameClient, both_ready, close_all, run, two_players_and_observer
@@ -20,6 +21,7 @@ from term_client import strip_ansi
 
 ARROWS = {"N": b"\x1b[A", "S": b"\x1b[B", "E": b"\x1b[C", "W": b"\x1b[D"}
 LETTERS = {"N": b"w", "S": b"s", "E": b"d", "W": b"a"}
+REFUSED = "refused: COOLDOWN"  # the client's last line after a move the board refused
 
 
 class Terminal:
@@ -64,14 +66,20 @@ class Terminal:
         os.write(self.master, data)
 
     async def shows(self, *texts, timeout=10.0):
-        deadline = time.monotonic() + timeout
-        while True:
+        """The screen once it shows every one of texts (nothing announces a frame: polled)."""
+
+        def shown():
             screen = "\n".join(self.screen())
             if all(text in screen for text in texts):
                 return screen
-            if time.monotonic() > deadline or self.process.poll() is not None:
-                raise AssertionError("screen never showed %r:\n%s" % (texts, screen))
-            await asyncio.sleep(0.05)
+            if self.process.poll() is not None:
+                raise AssertionError("the client ended; the screen never showed %r" % (texts,))
+            return None
+
+        try:
+            return await until_async(shown, "the screen to show %r" % (texts,), timeout)
+        except AssertionError as exc:
+            raise AssertionError("%s:\n%s" % (exc, "\n".join(self.screen()))) from None
 
     def stop(self):
         if self.process.poll() is None:
@@ -155,8 +163,23 @@ def test_terminal_client_plays_a_match_typed_on_a_pty(game_board):
             here = obs.view["st"]["players"][0]["p"]
             d = open_direction(obs.view, here)
             there = step(here, d, w)
-            await asyncio.sleep(0.15)  # past the cooldown of the move before
+
+            def moved(c=there):
+                return obs.view["st"]["players"][0]["p"] == c
+
+            # The client sends a move a cooldown after its last one, timed on its own clock;
+            # should the board's clock say it came too early, the refusal is on the screen and
+            # the key is typed again (the client then waits a cooldown after the refused one,
+            # which was sent after the board took the move before).
+            assert REFUSED not in "\n".join(term.screen())
             term.type(keys[DIRS[d]])
+            await until_async(
+                lambda: moved() or REFUSED in "\n".join(term.screen()),
+                "p1 moved, or refused",
+                timeout=10.0,
+            )
+            if not moved():
+                term.type(keys[DIRS[d]])
             await obs.view_where(
                 lambda v, c=there: v["st"]["players"][0]["p"] == c, what="p1 at %d" % there
             )

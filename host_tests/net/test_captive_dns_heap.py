@@ -2,6 +2,7 @@
 # block for (MemoryError in recvfrom, as on a fragmented board) is left for the next poll, and
 # the responder goes on answering. On CPython with a stand-in socket and poller (no network).
 import asyncio
+import contextlib
 from types import SimpleNamespace
 
 from net import captive_dns
@@ -18,6 +19,7 @@ class FakeSocket:
         self.queue = [QUERY, QUERY]
         self.fail = 1
         self.sent = []
+        self.both_sent = asyncio.Event()  # set at the second reply
 
     def setsockopt(self, *args):
         pass
@@ -39,6 +41,8 @@ class FakeSocket:
 
     def sendto(self, data, peer):
         self.sent.append((bytes(data), peer))
+        if len(self.sent) == 2:
+            self.both_sent.set()
 
 
 class FakePoll:
@@ -70,11 +74,13 @@ def test_a_query_with_no_heap_waits_and_the_responder_lives(monkeypatch):
 
     async def until_answered():
         task = asyncio.create_task(dns.run(log=lambda *a: None))
-        for _ in range(200):  # bounded: a few polls of 50 ms at most are needed
-            await asyncio.sleep(0.01)
-            if len(sock.sent) == 2 or task.done():
-                break
+        answered = asyncio.create_task(sock.both_sent.wait())
+        # both replies sent, or the responder ended (it must not); the timeout bounds a hang
+        await asyncio.wait((task, answered), timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        answered.cancel()
         task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
         return task
 
     task = asyncio.run(until_answered())
