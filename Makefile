@@ -17,6 +17,7 @@ export UPY_HEAP
 # models in the tests need more than the board's core), on both word sizes; override with
 # make test-upy CORE_HEAP=2wM.
 CORE_HEAP ?= $(shell python3 tools/hostenv.py core-heap)
+GOAL_FS_64 := $(shell python3 tools/hostenv.py goal-fs-64)
 # The 32-bit unix port (the board's word size): MICROPY32=/path/to/micropython-32, else
 # micropython-32 on PATH or in .venv/bin (docs/memory.md, "Building the 32-bit unix port").
 # `make micropython32` builds one into .venv/bin (tools/build_micropython32.sh; its variables,
@@ -24,7 +25,7 @@ CORE_HEAP ?= $(shell python3 tools/hostenv.py core-heap)
 # the 64-bit port only, and say so.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy lint fmt clean distclean bench fairness run mem soak replay \
+.PHONY: help venv test test-py test-upy check flaky lint fmt clean distclean bench fairness run mem soak replay \
 	card stress micropython32
 
 help: ## list the targets
@@ -41,12 +42,30 @@ venv: $(STAMP) ## create .venv with the pinned host tools (requirements-dev.txt)
 micropython32: $(STAMP) ## build the 32-bit unix port (the board's word size) into .venv/bin/micropython-32 (gcc-multilib)
 	tools/build_micropython32.sh
 
-test: lint test-py test-upy ## THE test command: lint, pytest on CPython, core tests on MicroPython
+# make test runs pytest on TEST_WORKERS processes (pytest-xdist): most of the suite waits on a
+# firmware process or a browser, not on a core. `--dist loadgroup` keeps a module that shares a
+# Chromium or a built image on one worker (host_tests/conftest.py groups them); every other
+# test goes wherever a worker is free. The core tests under MicroPython (64- and 32-bit) are
+# part of it: host_tests/test_upy_suite.py runs tools/upytest.py as make test-upy does.
+TEST_WORKERS ?= 3
+test: lint test-py ## THE test command (CI runs it): lint, then every suite, in parallel (~10 min)
 
-test-py: $(STAMP) ## pytest on CPython (host_tests/, includes one run under micropython)
-	$(PY) -m pytest
+test-py: $(STAMP) ## pytest (host_tests/, the MicroPython and browser suites too) on TEST_WORKERS workers
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
-test-upy: $(STAMP) ## host_tests/core/test_*.py under the MicroPython unix port: 64-bit, and 32-bit if found
+check: lint $(STAMP) ## the edit-test loop (~1 min): lint + the CPython tests needing no firmware process or browser
+	MAZE_QUICK=1 $(PY) -m pytest -m "not upy and not browser" -n 2 --dist loadgroup -q
+
+# flaky: one test (or file) N times; LOAD=1 runs a second copy beside each run (both cores
+# busy, as on a loaded CI machine); failing runs' output in build/flaky/.
+TEST ?=
+N ?= 20
+LOAD ?=
+flaky: $(STAMP) ## rerun a test to catch a flake: make flaky TEST=path::name N=20 [LOAD=1] -> build/flaky/
+	@test -n "$(TEST)" || { echo "error: TEST is not set: make flaky TEST=host_tests/x.py::test_y N=20" >&2; exit 2; }
+	$(PY) tools/flaky.py $(TEST) --runs $(N) $(if $(LOAD),--load)
+
+test-upy: $(STAMP) ## only the core tests under the MicroPython unix port: 64-bit, and 32-bit if found
 	$(UPY) -X heapsize=$(CORE_HEAP) tools/upytest.py
 	@upy32="$$($(PY) tools/hostenv.py micropython32)"; \
 	if [ -n "$$upy32" ]; then \
@@ -97,6 +116,9 @@ mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mp
 	$(PY) tools/mem_budget.py --bisect --romfs --json build/mem-romfs.json
 	$(PY) tools/mem_budget.py --budget --binary $(UPY) --json build/mem-64.json
 	$(PY) tools/mem_budget.py --budget --romfs --binary $(UPY) --json build/mem-64-romfs.json
+	@# a figure, not a budget: the 64-bit filesystem image at its goal heap fits in some runs only
+	$(PY) tools/mem_budget.py --heap $(GOAL_FS_64) --binary $(UPY) --json build/mem-64-goal.json \
+		|| echo "mem: the 64-bit filesystem image did not fit $(GOAL_FS_64) this run (a figure: build/mem-64-goal.json)"
 
 replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.mdl [JSON=1]
 	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/N.mdl" >&2; exit 2; }

@@ -1,5 +1,6 @@
 # Shared pytest fixtures (CPython only): the repo root and running the MicroPython unix port.
 # Paths, the board heap and the binaries come from tools/hostenv.py, as for every host tool.
+import gc
 import os
 import subprocess
 import sys
@@ -49,6 +50,60 @@ def upy32_binary():
         warnings.warn("32-bit tests skipped: %s" % why, stacklevel=1)
         pytest.skip(why)
     return path
+
+
+# What a test needs, marked by construction from the fixtures it uses (a test marked by hand
+# could forget): `upy` (a MicroPython process: the unix port, a host board, a virtual board)
+# and `browser` (Chromium). `make check` runs what is neither.
+_NEEDS = (
+    ("upy", ("upy_binary", "upy32_binary")),
+    ("browser", ("browser",)),
+)
+
+
+def _seconds(slow):
+    if slow is None:
+        return 0
+    return slow.kwargs.get("seconds", 10)
+
+
+def pytest_collection_modifyitems(config, items):
+    # The longest tests first (a stable sort: each module's order stays), so the workers start
+    # them while there is time to fill in the short ones beside them, instead of one worker
+    # ending the run alone on a two-minute test that started last: `slow(seconds=N)` says
+    # about how long a test takes, a bare `slow` counts as 10 s, everything else as 0.
+    items.sort(key=lambda item: -_seconds(item.get_closest_marker("slow")))
+    for item in items:
+        used = set(item.fixturenames)
+        for marker, fixtures in _NEEDS:
+            if used.intersection(fixtures):
+                item.add_marker(marker)
+        # A module whose tests share a fixture wider than one test (a Chromium, a built
+        # image, a virtual board) runs whole on one xdist worker (`--dist loadgroup`), so the
+        # fixture is made once; every other test may go to any worker.
+        defs = getattr(item, "_fixtureinfo", None)
+        if defs is not None and any(
+            d[-1].scope in ("module", "package", "class") for d in defs.name2fixturedefs.values()
+        ):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+# The firmware calls gc.collect() where the board needs its heap back (a join, a new match,
+# a log write). Under CPython each call walks every object pytest and hypothesis hold, ~20 ms
+# apiece: 4 of 5 seconds of the in-process host tests went there. So before each test module
+# the objects alive then are collected once and frozen (gc.freeze: the collector skips them),
+# and the firmware's collections walk only what the tests themselves made. What a collection
+# does for the code under test is unchanged.
+_frozen_for = []
+
+
+def pytest_runtest_setup(item):
+    module = item.nodeid.split("::")[0]
+    if _frozen_for[-1:] != [module]:
+        _frozen_for[:] = [module]
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
 
 def pytest_terminal_summary(terminalreporter):

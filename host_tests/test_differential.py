@@ -1,5 +1,9 @@
 # Differential check: the same seeded matches on CPython and on the real MicroPython unix port,
 # compared digest by digest after every command (MicroPython's own tests work the same way).
+import pytest
+
+pytestmark = pytest.mark.slow(seconds=90)
+
 SEEDS = 120
 STEPS = 400
 

@@ -1,6 +1,7 @@
 # Property tests (hypothesis) over random command streams through the engine API.
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from driver import goal_direction
 from game import rules
@@ -13,7 +14,9 @@ STEP = st.tuples(
     st.integers(min_value=-40, max_value=400),  # time step; negative = out of order
 )
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def check_keys(m):

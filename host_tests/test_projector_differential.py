@@ -1,6 +1,9 @@
 # Differential check of the projector: the records of every role's view after every command of
 # seeded driven matches are byte-identical on CPython and on the MicroPython unix port
 # (tools/projector_trace.py hashes them; both interpreters must print the same lines).
+import pytest
+
+pytestmark = pytest.mark.slow(seconds=15)
 SEEDS = 40
 STEPS = 250
 

@@ -8,14 +8,18 @@
 #   projection, every record <= 512 bytes, and players never get an observer's members.
 import copy
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from driver import every, new_match, play
 from game import rules
 from game.projector import OBSERVER, Projector
 from game.rules import RECORD_MAX
 from projector_model import check_view, records, sees
+
+pytestmark = pytest.mark.slow(seconds=50)  # (a tenth of it in make check)
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRESETS = ("small", "classic", "large", "huge")
@@ -134,7 +138,7 @@ def hide_changes(data, m, seat):
     return kinds
 
 
-@settings(max_examples=4000, **SETTINGS)
+@settings(max_examples=examples(4000), **SETTINGS)
 @given(st.integers(0, 10**6), st.sampled_from((1, 2)), st.data())
 def test_noninterference_hidden_changes_leave_records_identical(index, seat, data):
     m = _base(index)
@@ -148,7 +152,7 @@ def test_noninterference_hidden_changes_leave_records_identical(index, seat, dat
     assert after == before, kinds
 
 
-@settings(max_examples=1500, **SETTINGS)
+@settings(max_examples=examples(1500), **SETTINGS)
 @given(st.integers(0, 10**6), st.sampled_from((1, 2)), st.data())
 def test_visible_changes_change_records(index, seat, data):
     # The control for noninterference: what a player sees does reach its records.
@@ -219,7 +223,7 @@ def _arrange(s):
     return m
 
 
-@settings(max_examples=2500, **SETTINGS)
+@settings(max_examples=examples(2500), **SETTINGS)
 @given(STATE)
 def test_random_states_reassemble_into_the_projection(s):
     m = _arrange(s)

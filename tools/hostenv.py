@@ -321,6 +321,9 @@ def main(argv):
     if argv[1:] == ["heap"]:
         print(BOARD_HEAP)
         return 0
+    if argv[1:] == ["goal-fs-64"]:
+        print(GOAL_FS_64)
+        return 0
     if argv[1:] == ["core-heap"]:
         print(CORE_TEST_HEAP)
         return 0
@@ -331,7 +334,7 @@ def main(argv):
             return 1
         print(path)
         return 0
-    print("usage: hostenv.py heap | core-heap | micropython32", file=sys.stderr)
+    print("usage: hostenv.py heap | core-heap | goal-fs-64 | micropython32", file=sys.stderr)
     return 2
 
 

@@ -1,11 +1,14 @@
 # The lobby's choice of ruleset, line-of-sight rendering and every shipped ruleset played end to
 # end, on real Chromium against the real firmware (docs/rules.md "Rulesets", docs/protocol.md
 # "Ruleset and lobby").
+import pytest
 from browser_ui import find_object, observe, walk
 
 from game import rulesets
 from game.engine import Match
 from projector_model import sees
+
+pytestmark = pytest.mark.slow(seconds=60)
 
 # The ruleset's own maze, cooldown and grace (the browser settings fix a small maze otherwise).
 OWN = {"preset": None, "cooldown_ms": None, "reconnect_grace_ms": None, "countdown_ms": 600}

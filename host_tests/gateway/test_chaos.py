@@ -39,7 +39,7 @@ from logbook import (
     read,
 )
 
-pytestmark = [pytest.mark.upy, pytest.mark.slow]
+pytestmark = [pytest.mark.upy, pytest.mark.slow(seconds=60)]
 
 MIN_KILLS = 20
 EVERY = 16  # slow_ack: moves whose client sequence is a multiple of this wait before the ack

@@ -9,6 +9,7 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from game import rules
 from net import intents
@@ -126,7 +127,7 @@ def _play(seed, steps, noisy):
     return p1.got, p2.got
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**30 - 1), st.lists(STEP, min_size=5, max_size=60))
 def test_seat_1_hears_the_same_whatever_seat_2_was_refused(seed, steps):
     quiet, _ = _play(seed, steps, noisy=False)

@@ -11,8 +11,9 @@
 #   at BUDGET_ROMFS; both budgets are the issue's goals (GOAL_FS, GOAL_ROMFS: met). One step
 #   below the filesystem goal (FAILS_FS) is a strict xfail, so the margin is visible. Without
 #   a 32-bit binary these are skipped, with a warning, even under CI=true.
-# - On the 64-bit unix port (the PyPI binary), secondary: BUDGET_FS_64 and BUDGET_ROMFS_64, and
-#   an xfail for the filesystem layout at GOAL_FS_64 (not strict: it passes in some runs).
+# - On the 64-bit unix port (the PyPI binary), secondary: BUDGET_FS_64 and BUDGET_ROMFS_64.
+#   Whether the filesystem layout fits its 64-bit goal heap (GOAL_FS_64) too depends on the
+#   run, so it is a figure `make mem` reports (build/mem-64-goal.json), not a test.
 
 import pytest
 
@@ -25,11 +26,10 @@ from hostenv import (
     BUDGET_ROMFS_64,
     FAILS_FS,
     GOAL_FS,
-    GOAL_FS_64,
     GOAL_ROMFS,
 )
 
-pytestmark = [pytest.mark.upy, pytest.mark.slow]
+pytestmark = [pytest.mark.upy, pytest.mark.slow(seconds=120)]
 
 MOVES = 2000
 
@@ -38,19 +38,21 @@ def _quiet(*_):
     pass
 
 
-@pytest.fixture(scope="module", autouse=True)
+# Session-wide fixtures, not module-wide: each run takes two minutes, so under pytest-xdist
+# the runs spread over the workers (each builds the image once) instead of queueing on one.
+@pytest.fixture(scope="session", autouse=True)
 def _micropython(upy_binary):
     """Every test here needs the unix port (skipped without it, a failure under CI=true)."""
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def binary64(upy_binary):
     binary = mem_budget.resolve_binary(upy_binary, say=_quiet)
     assert binary.word_bits == 64, binary
     return binary
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def binary32(upy32_binary):
     """The 32-bit unix port (skipped with a loud warning without one: conftest.py)."""
     binary = mem_budget.resolve_binary(upy32_binary, say=_quiet)
@@ -58,14 +60,14 @@ def binary32(upy32_binary):
     return binary
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def image(tmp_path_factory):
     out = tmp_path_factory.mktemp("mem") / "image"
     mem_budget.build(out)
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def romfs(image):
     return build_image.build_romfs(image)
 
@@ -178,17 +180,6 @@ def test_filesystem_image_serves_a_full_room_on_64bit_at_its_budget(image, binar
     assert result["heap"] == BUDGET_FS_64
     assert_full_room_served(result, 64)
     assert_filesystem_layout(result, image)
-
-
-@pytest.mark.xfail(
-    strict=False,
-    reason="the .mpy files on the filesystem need %s on 64-bit; since the view's byte-by-byte "
-    "parts are machine code (docs/memory.md, 'Machine code') the goal heap passes in some runs, "
-    "not yet in every one" % BUDGET_FS_64,
-)
-def test_filesystem_image_on_64bit_at_the_goal_heap(image, binary64):
-    result = mem_budget.run_once(image, GOAL_FS_64, MOVES, binary=binary64)
-    assert result["ok"], explain(result)
 
 
 # ---- the resident cost per part ---------------------------------------------------------------
