@@ -23,7 +23,9 @@ def replies_in_order(phone):
 
 
 def test_dpad_walls_and_hold_to_repeat(browser, board):
-    host = board()
+    # the hold below must reach the board before GO: a window of the board's clock that no
+    # event can hold open, long enough for the page actions in it on a loaded machine
+    host = board(countdown_ms=6000)
     ann = browser.phone(host.url)
     bob = browser.phone(host.url)
     try:
@@ -71,9 +73,15 @@ def test_dpad_walls_and_hold_to_repeat(browser, board):
         if out_of_exit:
             assert held[-1][0] == "err:EXIT_CLOSED"
             held = held[:-2]
-        # every move answered before the next one left, all accepted: no flood, no COOLDOWN
-        assert held == [k for c in (c for _, c in held[::2]) for k in (("move", c), ("ack:", c))]
-        assert len(held) == 2 * len(run)
+        # every move answered before the next one left (no flood), one accepted per cell of the
+        # corridor. The page paces the repeat by its own clock and the board counts the cooldown
+        # from its receipt, so jitter on a loaded machine may make the board refuse one COOLDOWN:
+        # the page then sends the step again (quietly), which is the design, not a flood.
+        assert [kind for kind, _ in held[::2]] == ["move"] * (len(held) // 2), held
+        assert [c for _, c in held[::2]] == [c for _, c in held[1::2]], held
+        answers = [kind for kind, _ in held[1::2]]
+        assert answers.count("ack:") == len(run), held
+        assert set(answers) <= {"ack:", "err:COOLDOWN"}, held
 
         # The D-pad greys out exactly the walls around the player, and says so to screen
         # readers; the step out of the own exit is not a wall.
