@@ -329,7 +329,9 @@ def test_a_match_survives_kill_9_at_any_moment(upy_binary, tmp_path, monkeypatch
     monkeypatch.setenv("MAZE_SLOW_ACK_MS", str(SLOW_MS))
     chaos = Chaos(upy_binary, tmp_path)
     try:
-        results, final, fair = asyncio.run(asyncio.wait_for(chaos.play(), 240))
+        # 600 s bounds a hang: 20+ kills and boots take 60-90 s alone, over 240 s with the
+        # machine loaded by a second copy of the suite (a load run timed out there, playing on)
+        results, final, fair = asyncio.run(asyncio.wait_for(chaos.play(), 600))
         data = chaos.http("/log?n=%d" % fair["log"])
         board_alive = chaos.board.alive()
         chaos.logs.append(chaos.board_log())
