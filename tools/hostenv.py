@@ -87,11 +87,11 @@ CORE_TEST_HEAP = "256wK"
 # take are kept without a copy where nothing writes to them again, and a copy that finds no
 # hole no longer ends a session (the views wait instead): 88K passed 12 serial runs of 12, and
 # 6 of 6 of a first version of the change (87K and 86K fail, as the room fills), so the goal
-# is met and is the budget.
+# is met and is the budget. The step below is a figure (`make mem`), not a strict xfail: 86K
+# passed once in CI (2026-12-03: 1,712 bytes free with the room), so it was a coin toss.
 BUDGET_FS = 88 * 1024  # .mpy files on the filesystem (stock firmware): the goal
 BUDGET_ROMFS = 56 * 1024  # the same .mpy files in a ROMFS partition (or frozen): the goal
 GOAL_FS = 88 * 1024
-FAILS_FS = GOAL_FS - 2 * 1024  # one step below the goal: fails every run (a strict xfail)
 GOAL_ROMFS = 56 * 1024  # about an ESP32's first heap (55,968 bytes of GC heap)
 # The same on the 64-bit unix port (secondary figures: `w` counts 4-byte words, so 84wK is
 # 172,032 bytes there); same rule: never raised.

@@ -8,9 +8,11 @@
 # - On the 32-bit unix port (MICROPY32), the board's word size, in bytes: the filesystem layout
 #   (`make deploy`, stock firmware: every import copies its bytecode into the heap) at
 #   BUDGET_FS, the ROMFS layout (`make deploy ROMFS=1`: the bytecode runs in place from flash)
-#   at BUDGET_ROMFS; both budgets are the issue's goals (GOAL_FS, GOAL_ROMFS: met). One step
-#   below the filesystem goal (FAILS_FS) is a strict xfail, so the margin is visible. Without
-#   a 32-bit binary these are skipped, with a warning, even under CI=true.
+#   at BUDGET_ROMFS; both budgets are the issue's goals (GOAL_FS, GOAL_ROMFS: met). The step
+#   below a budget is not a test: it fails most runs and passes some (86K passed once in CI,
+#   2026-12-03), so asserting either way would be a coin toss; `make mem`'s bisection reports
+#   the smallest heap that fits as a figure. Without a 32-bit binary these are skipped, with a
+#   warning, even under CI=true.
 # - On the 64-bit unix port (the PyPI binary), secondary: BUDGET_FS_64 and BUDGET_ROMFS_64.
 #   Whether the filesystem layout fits its 64-bit goal heap (GOAL_FS_64) too depends on the
 #   run, so it is a figure `make mem` reports (build/mem-64-goal.json), not a test.
@@ -24,7 +26,6 @@ from hostenv import (
     BUDGET_FS_64,
     BUDGET_ROMFS,
     BUDGET_ROMFS_64,
-    FAILS_FS,
     GOAL_FS,
     GOAL_ROMFS,
 )
@@ -143,26 +144,11 @@ def test_romfs_image_serves_a_full_room_on_32bit_at_its_budget(image, romfs, bin
     assert_romfs_layout(result, romfs, image)
 
 
-def test_both_budgets_are_their_goals_and_the_step_below_the_filesystem_one_fails():
-    # ROMFS: every run at 56K passed since "Short module names" (docs/memory.md), so the test
-    # above runs at the goal; 54K passes some runs, so no strict expected failure below it.
-    # Filesystem: 88K passes every run since "A slow phone's rest" (12 of 12), so the test
-    # above runs at the goal, and the strict expected failure is the step below it.
+def test_both_budgets_are_their_goals():
+    # ROMFS: every run at 56K passed since "Short module names" (docs/memory.md); filesystem:
+    # 88K passes every run since "A slow phone's rest". The budgets are never raised.
     assert BUDGET_ROMFS <= GOAL_ROMFS
     assert BUDGET_FS <= GOAL_FS
-    assert FAILS_FS == GOAL_FS - 2 * 1024
-
-
-# One step below the filesystem goal the room does not fit (86K: the heap is full as the
-# fourth observer joins, every run): strict, so the day it passes the goal is met for good and
-# becomes the budget.
-@pytest.mark.xfail(
-    strict=True,
-    reason="one step below the filesystem goal (%d bytes) the full room does not fit" % GOAL_FS,
-)
-def test_filesystem_image_on_32bit_a_step_below_the_goal(image, binary32):
-    result = mem_budget.run_once(image, FAILS_FS, MOVES, binary=binary32)
-    assert result["ok"], explain(result)
 
 
 # ---- secondary: the 64-bit unix port, in K words ---------------------------------------------
