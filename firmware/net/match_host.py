@@ -318,9 +318,9 @@ class MatchHost:
         if role == OBSERVER:
             code = rules.CODE_NAMES[rules.NOT_PLAYER]
         elif self.fixed:
-            code = "RULES_FIXED"
+            code = intents.RULES_FIXED
         elif role != self.chooser:
-            code = "NOT_CHOOSER"
+            code = intents.NOT_CHOOSER
         elif not (
             self.match.phase == _WAITING
             or (self.match.phase == _FINISHED and (self.ruleset[13] == 1 or self.series_over()))
@@ -394,7 +394,8 @@ class MatchHost:
             self._err(session, c, rules.CODE_NAMES[_PHASE])
             return
         if self.paused:
-            self._err(session, c, "RESTART_PAUSE")  # until both players are back (docs/log.md)
+            # until both players are back (docs/log.md)
+            self._err(session, c, intents.RESTART_PAUSE)
             return
         before = m.state_seq
         if kind == intents.MOVE:
