@@ -37,6 +37,7 @@ _UPY = """
 import time
 from net import intents
 from net.match_host import MatchHost
+from net.views import ViewPublisher
 from net.resume import resume
 from net.settings import Settings
 
@@ -77,7 +78,7 @@ def host(folder, countdown=0, players=2):
     settings = Settings()
     settings.preset = "classic"
     settings.countdown_ms = countdown
-    h = MatchHost(settings, log=lambda *a: None, ticks_ms=lambda: 0)
+    h = MatchHost(settings, ViewPublisher(), log=lambda *a: None, ticks_ms=lambda: 0)
     if folder:
         resume(h, folder)
     for p in [Phone() for _ in range(players)]:

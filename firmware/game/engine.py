@@ -3,7 +3,6 @@
 # refusal is a code from game.rules and leaves the state and the state sequence unchanged.
 # After construction nothing in enqueue() / process() / advance() allocates.
 from game.compat import const
-from game.fifo import CommandQueue
 from game.maze import Workspace, generate_into, mirror
 from game.placement import Placer
 from game.prng import Prng
@@ -92,6 +91,25 @@ def bearing(from_cell, to_cell, w):
 
 def _is_int(value):
     return type(value) is int  # bool is not int on either interpreter here
+
+
+# The command FIFO: a preallocated ring of QUEUE_DEPTH entries. The command sequence is
+# assigned when an entry is accepted and only ever grows; a full ring refuses (QUEUE_FULL)
+# instead of overwriting. Nothing here allocates after construction. Match.enqueue and
+# Match.process add and take the entries inline (head: the oldest, count of them).
+class CommandQueue:
+    def __init__(self):
+        self.player = bytearray(_QUEUE_DEPTH)
+        self.kind = bytearray(_QUEUE_DEPTH)
+        self.arg = bytearray(_QUEUE_DEPTH)
+        self.time = [0] * _QUEUE_DEPTH
+        self.seq = [0] * _QUEUE_DEPTH
+        self.clear()
+
+    def clear(self):
+        self.head = 0  # index of the oldest entry
+        self.count = 0
+        self.last_seq = 0  # sequence of the most recently accepted entry
 
 
 class Match:
@@ -246,7 +264,7 @@ class Match:
         q = self.queue
         if q.count == _QUEUE_DEPTH:  # (full)
             return _QUEUE_FULL
-        # the entry after the last one (the queue's push, inline: no call)
+        # the entry after the last one (inline: no call)
         i = (q.head + q.count) % _QUEUE_DEPTH
         q.player[i] = player
         q.kind[i] = kind
@@ -264,7 +282,7 @@ class Match:
         q = self.queue
         if q.count == 0:
             return _EMPTY
-        i = q.head  # (q.pop() inline)
+        i = q.head  # the oldest (inline: no call)
         q.head = (i + 1) % _QUEUE_DEPTH
         q.count -= 1
         player = q.player[i]

@@ -29,18 +29,32 @@ class Header:
     params: (width, height, artifact pairs, braid percent, cooldown ms, countdown ms), as
     net.match_host.match_parameters() gives them. The engine's seed is 30 bits of the seed."""
 
-    def __init__(self, params=(5, 5, 0, 0, 0, 0), seed=bytes(16)):
-        self.rules = _RULES
+    def __init__(
+        self,
+        params=(5, 5, 0, 0, 0, 0),
+        seed=bytes(16),
+        series=(0, 0, 0, 0),
+        digest=None,
+        match_no=0,
+        rules=_RULES,
+    ):
+        self.rules = rules
         self.params = params
         self.seed = seed
-        self.digest = bytes(32)  # the commitment: sha256 of the header's first 32 bytes
-        self.match_no = 0
+        # the commitment: sha256 of the header's first 32 bytes
+        self.digest = bytes(32) if digest is None else digest
+        self.match_no = match_no
         self.last_c = [0, 0, 0]  # each seat's client sequence when the match started
         self.token_hash = [b"", bytes(16), bytes(16)]  # of each seat's token (16 bytes)
         self.players = ["", "", ""]  # each seat's name
         # (ruleset: its index in game.rulesets.RULESETS, best of N as N // 2, the series
         # score of seat 1 and 2 before this match): all 0 for classic
-        self.series = (0, 0, 0, 0)
+        self.series = series
+
+    def commit(self, digest, match_no=0):
+        """The commitment (known once the first 32 bytes are) and the match number."""
+        self.digest = digest
+        self.match_no = match_no
 
     @staticmethod
     def sum(buf, start, end, a, b):

@@ -82,16 +82,17 @@ class Replay:
             or Replay.uint(buf, 206, 2) != Header.sum(buf, 0, 206, 0, 0)
         ):
             raise ValueError("bad log header")
+        series = (buf[14] >> 4, buf[14] & 15, buf[15] >> 4, buf[15] & 15)
+        if series[0] >= len(RULESETS):
+            raise ValueError("bad log header")
         h = Header(
             (buf[6], buf[7], buf[8], buf[9], Replay.uint(buf, 10, 2), Replay.uint(buf, 12, 2)),
             bytes(buf[16:32]),
+            series,
+            bytes(buf[32:64]),
+            Replay.uint(buf, 64, 2),
+            buf[5],
         )
-        h.rules = buf[5]
-        h.series = (buf[14] >> 4, buf[14] & 15, buf[15] >> 4, buf[15] & 15)
-        if h.series[0] >= len(RULESETS):
-            raise ValueError("bad log header")
-        h.digest = bytes(buf[32:64])
-        h.match_no = Replay.uint(buf, 64, 2)
         for seat in (1, 2):
             h.last_c[seat] = Replay.uint(buf, 64 + 4 * seat, 4)
             h.token_hash[seat] = bytes(buf[60 + 16 * seat : 76 + 16 * seat])

@@ -4,11 +4,6 @@ import asyncio
 import micropython
 
 
-class Board:
-    """What net.wiring built: config, bind, url, app, game (the gateway), dns, server, and what
-    /status reports besides (wlan, started)."""
-
-
 def run():
     try:
         asyncio.run(main())

@@ -42,7 +42,6 @@ from net.frames import (
     unmask,
     valid_utf8,
 )
-from net.match_host import MatchHost
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
@@ -92,8 +91,8 @@ _TCP_NODELAY = const(1)  # socket.TCP_NODELAY: lwIP, Linux and the BSDs all use 
 
 class Session:
     """One WebSocket client: its stream, mailbox and state. Its reader is the connection's
-    task (serve); the gateway's pump writes. view_role and sent_epoch belong to the view
-    publisher (net.views)."""
+    task (serve); the gateway's pump writes. Which views it wants and was sent is the view
+    publisher's (net.views)."""
 
     # States most sessions never leave, as class attributes: an instance sets its own only
     # when it changes, so a session's attribute table stays at 7 entries (MicroPython's
@@ -105,18 +104,15 @@ class Session:
     rest = None  # what the socket has not taken of a frame (rest_at: from which byte)
     rest_at = 0
     over = 0  # refusals for the rate limit, in thousandths, draining with time
-    gw = None  # the Gateway (one on a board): set by Gateway()
 
     def __init__(self, gateway, stream):
+        self.gw = gateway
         self.stream = stream
         self.ctrl = []  # control frames, oldest first
-        self.view_role = -1  # which views the publisher sends here (net.views.NO_VIEW: none)
-        # publisher epoch of the last complete view written; until the session is attached
-        # (net.views: a session of no view), the ticks_ms when it opened (check_idle: JOIN_MS)
-        self.sent_epoch = ticks_ms()
+        self.opened = ticks_ms()  # (check_idle: JOIN_MS)
         # ticks_ms of the last frame's end, or ~ticks_ms of its header (negative) while the
         # rest of a frame is due (check_idle: FRAME_MS)
-        self.last_rx = self.sent_epoch
+        self.last_rx = self.opened
         self.tokens = _RATE_BURST * 1000  # rate limit bucket, in thousandths of a frame
         self.task = None
 
@@ -330,9 +326,9 @@ class Session:
         if self.rest is not None:
             return False  # (no flush task could be made, for a full heap: one more try)
         data = None
-        if self.close is None and views.due(self):
+        if self.close is None:
             epoch = views.epoch
-            data = views.frames(self.view_role, self.ctrl)  # with ctrl in front when it fits
+            data = views.frames(self, self.ctrl)  # None: no view due; ctrl in front if it fits
         ctrl = self.ctrl
         while ctrl:
             # (a mailbox frame is never written to again: its rest is kept where it is)
@@ -348,7 +344,7 @@ class Session:
             self.close = None
             self.done = self._push()
             return self.done
-        self.sent_epoch = epoch  # (net.views: the newest view this session was written)
+        views.sent(self, epoch)
         self.rest = data
         self.rest_at = 0
         if self._push():
@@ -360,7 +356,7 @@ class Session:
             self.rest = bytes(data[self.rest_at :])
             self.rest_at = 0
         except MemoryError:
-            views.held = self
+            views.hold(self)
         return False
 
     def _push(self):
@@ -413,10 +409,7 @@ class Session:
         except Exception:  # noqa: BLE001 - a dead socket: the reader notices and ends
             self.done = True
             self.closing = True
-        views = self.gw.host.views
-        if views.held is self:  # the views owed meanwhile: every session is due again
-            views.held = None
-            views.changed()
+        self.gw.views.release(self)  # the views owed meanwhile: every session is due again
         self.flushing = False
         self.gw.due(self)
 
@@ -426,15 +419,20 @@ class Gateway:
 
     path = WS_PATH
 
-    def __init__(self, settings, log=print):
-        Session.gw = self
+    def __init__(self, settings, host, views, log=print):
         self.log = log
-        self.host = MatchHost(settings, log)
+        self.host = host  # (net.match_host.MatchHost and net.views.ViewPublisher: net.wiring)
+        self.views = views
         self.sessions = []
         self.max_sessions = 2 + settings.max_observers + _SPARE_SESSIONS
         self.dirty = []  # sessions with something due, in order
+        self.epoch = -1  # the view epoch whose sessions were made due (views_due)
         self.event = asyncio.Event()  # set while dirty is not empty
-        self.watchdog = None  # a machine.WDT the timer feeds (net/board.py arms it)
+        self.watchdog = None  # a machine.WDT the timer feeds (net.wiring arms it: arm())
+
+    def arm(self, watchdog):
+        """The timer feeds watchdog (a machine.WDT, or None) from now on."""
+        self.watchdog = watchdog
 
     async def accept(self, request):
         """Answer a WebSocket upgrade; returns the new Session, or None when refused."""
@@ -454,7 +452,7 @@ class Gateway:
                 return None
         # The place is taken before the handshake awaits: concurrent upgrades cannot all pass
         # the check above.
-        session = Session(self, stream)  # (gateway: Session.gw, the class's)
+        session = Session(self, stream)
         self.sessions.append(session)
         try:
             await WebSocket(request).handshake()
@@ -466,6 +464,14 @@ class Gateway:
         except (OSError, AttributeError, TypeError, ValueError):
             pass  # a socket without the option: slower, still correct
         return session
+
+    def views_due(self):
+        """A new view epoch (net.views: the state changed): every subscribed session is due."""
+        views = self.views
+        if views.epoch != self.epoch:
+            self.epoch = views.epoch
+            for session in views.sessions:
+                self.due(session)
 
     def due(self, session):
         """session has something to write: the pump will see it."""
@@ -490,7 +496,8 @@ class Gateway:
         """Every due session's frames, without ever waiting on a socket. Returns False when
         the heap had no room to write one: it stays due, first (the pump tries again a tick
         later)."""
-        views = self.host.views
+        views = self.views
+        self.views_due()
         dirty = self.dirty
         while dirty:
             session = dirty[0]
@@ -527,7 +534,7 @@ class Gateway:
             elif t != session.last_rx and ticks_diff(now, t) > FRAME_MS:
                 session.kill(_CLOSE_IDLE, "frame not finished in time")
             elif (
-                ticks_diff(now, session.sent_epoch) > JOIN_MS  # (when it opened: not attached)
+                ticks_diff(now, session.opened) > JOIN_MS
                 and self.host.role_of(session) == _NO_ROLE
             ):
                 session.kill(_CLOSE_NO_JOIN, "join first")
@@ -544,6 +551,7 @@ class Gateway:
                 self.watchdog.feed()  # the loop runs: a stalled one lets the board reset
             try:
                 self.host.tick()
+                self.views_due()  # the clock's changes (the countdown's end, the window's)
                 self.check_idle()
             except Exception as exc:
                 log_failure(self.log, "game: tick failed", exc)

@@ -8,8 +8,11 @@
 #
 # Hooks (net/match_host.py): begin() when a match starts, push() for an accepted move or drop
 # BEFORE its ack is posted (and for a forfeit), changed() after every engine call, before
-# anyone hears of it (a clock advance that changed the state; the end), attach() and welcome()
-# when someone joins, abort() when a resumed match's players stay away.
+# anyone hears of it (a clock advance that changed the state; the end: it returns the `fair`
+# message the host then sends to all), attach() and welcome() when someone joins, end() when a
+# resumed match's players stay away. The journal writes no field of the host or its seats: it
+# reads them, and returns what is to be sent. At boot net.resume hands it its folder (use())
+# and an interrupted match's log to go on with (reopen()).
 #
 # Files of match n in the log folder: match-n.log (header, then entries appended 14 at a time)
 # and, while the match runs, match-n.tail: the entries not yet in the log, rewritten whole
@@ -34,7 +37,6 @@ from game.rules import CMD_MOVE, FINISHED, WAITING
 from net.frames import pieces
 
 _GROUP = const(14)  # entries the tail file holds: 8 + 14 * 8 = 120 bytes, inline on LittleFS
-_TO_ALL = const(7)  # net.match_host's audience mask: both seats and the observers
 _MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
 _DROP = const(2)
 _CLOCK = const(3)
@@ -74,10 +76,13 @@ class Journal:
 
     # ---- the seed ---------------------------------------------------------------------------
 
-    def pick(self):
+    def pick(self, series=None):
         """A new match's seed: 16 bytes from os.urandom (committed to at head(): sha256 of
-        the header's first 32 bytes, versions, play parameters and seed). Returns the engine's
+        the header's first 32 bytes, versions, play parameters, seed and series: its ruleset
+        and the series score so far, game.matchlog.Header, when given). Returns the engine's
         seed: 30 bits of it."""
+        if series is not None:
+            self.series = series
         s = self.seed = os.urandom(16)
         self.digest = self.pre = None
         self.done = False
@@ -92,15 +97,14 @@ class Journal:
         buf = host.scratch
         m = host.match
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
-        h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed)
-        h.series = self.series  # net.match_host sets it with the seed (committed to)
+        # the series: given with the seed (pick()), committed to
+        h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed, self.series)
         if self.pre is None:  # the commitment covers neither itself nor the seats
             self.pre = h.write(buf)[:32]  # a copy: the scratch is written over
         if self.digest is None:
             self.digest = self.sha256(self.pre)
-        h.digest = self.digest
+        h.commit(self.digest, host.match_no if seats else 0)
         if seats:
-            h.match_no = host.match_no
             for s in (1, 2):
                 seat = host.seats[s]
                 h.last_c[s] = seat.last_c
@@ -154,7 +158,6 @@ class Journal:
         the commitment to all)."""
         self.index = self.pending = 0
         self.seq = host.match.state_seq
-        host.paused = False
         if self.path is not None:
             self.number += 1
             self.opened = n = self.number
@@ -182,51 +185,50 @@ class Journal:
 
     def changed(self, host):
         """After an engine call, before its events go out: a change nothing logged explains
-        came from the clock (countdown end, finish window); the end closes the log."""
+        came from the clock (countdown end, finish window); the end closes the log and returns
+        the `fair` message with the seed, for everyone (else None)."""
         m = host.match
         if self.done or m.phase == WAITING:
-            return
+            return None
         if m.state_seq != self.seq:
             self.seq = m.state_seq
             self._emit(_CLOCK, 0, 0, 0, m.now)
         if m.phase == FINISHED:
             self._emit(_CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
-            self._finish(host, m.winner, m.result)
+            return self.end(host, m.winner, m.result)
+        return None
 
     def attach(self, host, session):
-        """After a join: the commitment (and the seed, after the end) to the new session. A
-        resumed match goes on once both players are back."""
+        """After a join: the commitment (and the seed, after the end) to the new session."""
         session.post(self.fair(host))
-        seats = host.seats
-        if host.paused and seats[1].session is not None and seats[2].session is not None:
-            host.paused = False
-            host.log("log: both players are back")
 
     def welcome(self, seat, text):
-        """A welcome for seat: flagged `restarted` the first time after a resume (holds() left
-        seat.hashed empty: back, not welcomed yet)."""
-        if seat.hashed == "":
-            seat.hashed = None
+        """A welcome for seat: flagged `restarted` the first time after a resume."""
+        if seat.welcomed():
             return text[:-1] + ',"restarted":true}'
         return text
 
-    def abort(self, host):
-        """A resumed match whose players both stayed away for the whole grace period ends
-        without a result (an end, abandoned) and the room starts afresh: nobody wins or loses
-        a match the restart interrupted. False if a player came back (then a forfeit, as
-        ever)."""
-        seats = host.seats
-        if not seats[1].hashed or not seats[2].hashed:
-            return False
-        self._finish(host, 0, 0)
-        host.paused = False
-        host.match.reset(self.pick())
-        host.match_no += 1
-        seats[1].free()
-        seats[2].free()
-        host.views.changed()
-        host._room()
-        return True
+    # ---- the folder and a resumed log (net.resume, at boot) ---------------------------------
+
+    def use(self, folder, number):
+        """Logs go to folder from now on; number is the newest one on flash."""
+        self.path = folder
+        self.number = number
+
+    def reopen(self, n, head, count, seq):
+        """Log n (its header head, count entries, the match at state sequence seq) goes on:
+        the match it logs resumes (net.resume)."""
+        self.seed = head.seed
+        self.digest = head.digest
+        self.series = head.series
+        self.done = False
+        self.opened = self.used = n
+        self.index = count
+        self.pending = 0
+        self.seq = seq
+        self.main = open("%s/match-%d.log" % (self.path, n), "ab")
+        self.stream = open("%s/match-%d.tail" % (self.path, n), "w" + "b")
+        self.flush()
 
     # ---- files ------------------------------------------------------------------------------
 
@@ -260,8 +262,10 @@ class Journal:
         f.write(t)
         f.flush()
 
-    def _finish(self, host, winner, result):
-        """The last entry, the tail folded into the log, the seed revealed to everyone."""
+    def end(self, host, winner, result):
+        """The last entry, the tail folded into the log; returns the `fair` message that
+        reveals the seed, for everyone. Also ends a resumed match whose players both stayed
+        away (winner and result 0: abandoned)."""
         self.done = True
         self._emit(_END, winner, result, 0, host.match.now)
         if self.stream is not None:
@@ -275,7 +279,7 @@ class Journal:
                 self._drop(exc)
         self.main = self.stream = None
         self.opened = 0
-        host._send(_TO_ALL, self.fair(host))
+        return self.fair(host)
 
     def _drop(self, exc):
         # a full flash, a failed write, or no heap for the file's objects: the match goes on

@@ -2,12 +2,15 @@
 # the reconnect grace period and forfeit, the board's tick clock turned into match
 # milliseconds, and who may hear which event.
 #
-# It owns no socket and writes no session field. A session (net.gateway.Session) is any object
-# with `post(frame)` (queue one ready frame), `kill(code, reason)` and `wake()`; the host keeps
-# its own record of which session holds which seat and which ones watch, tells the view
-# publisher (net.views) who wants which views, and calls `views.changed()` after every engine
-# call that changed the state. Every message is built once (net.messages), framed once
-# (net.frames), and the same bytes are posted to every session entitled to it.
+# It owns no socket and writes no other module's field. A session (net.gateway.Session) is any
+# object with `post(frame)` (queue one ready frame), `kill(code, reason)` and `wake()`; the host
+# keeps its own record of which session holds which seat and which ones watch, tells the view
+# publisher (net.views, given to it by net.wiring) who wants which views, and calls
+# `views.changed()` after every engine call that changed the state. Seats change through their
+# own methods (net.seats), the match log through its hooks (net.journal), and a match the log
+# restores through `restore(restored)` (net.resume). Every message is built once
+# (net.messages), framed once (net.frames), and the same bytes are posted to every session entitled
+# to it.
 #
 # Lifecycle: WAITING (seats fill, the first seated player may choose the ruleset, each player
 # says ready) -> COUNTDOWN -> ACTIVE -> FINISHED (win, draw or forfeit) -> both ask for a
@@ -25,7 +28,6 @@ from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import frame, pieces
 from net.journal import Journal
 from net.seats import Seat
-from net.views import ViewPublisher
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
@@ -67,7 +69,7 @@ class MatchHost:
     """Seats, observers and the one authoritative match. All methods are synchronous: the
     gateway calls them between awaits, so the match never changes under a half-done call."""
 
-    def __init__(self, settings, log=print, ticks_ms=ticks_ms, ticks_diff=ticks_diff):
+    def __init__(self, settings, views, log=print, ticks_ms=ticks_ms, ticks_diff=ticks_diff):
         self.log = log
         # MAX_MESSAGE bytes that a synchronous step may use between awaits: the gateway's
         # readers unmask a payload into it, the match log makes its header in it, the DNS
@@ -95,7 +97,8 @@ class MatchHost:
         self.score = [0, 0, 0]  # wins per seat while both seats stay held ([0]: draws)
         self.trail = b""  # (made with the match: its size)
         self.match = self._new_match()
-        self.views = ViewPublisher(self.match)
+        self.views = views  # (net.views.ViewPublisher, made by net.wiring)
+        views.follow(self.match)
         self.max_observers = settings.max_observers
         self.chooser = 0  # the first seated player (of those seated now), who may choose
         self.idle_ms = settings.idle_timeout_ms
@@ -132,13 +135,14 @@ class MatchHost:
     def _seed(self):
         # the ruleset and the series score so far go in the match's log header, committed to
         # with the seed (net/journal.py)
-        self.journal.series = (
+        series = (
             rulesets.RULESETS.index(self.ruleset),
             self.ruleset[13] // 2,
             self.score[1],
             self.score[2],
         )
-        return self.journal.pick()  # 16 random bytes, committed to; 30 bits reach the engine
+        # 16 random bytes, committed to; 30 bits reach the engine
+        return self.journal.pick(series)
 
     def _new_match(self):
         """A match of the ruleset chosen (with what settings.json fixes); its grace too."""
@@ -167,6 +171,38 @@ class MatchHost:
         no series: their score runs on while both seats stay held)."""
         need = self.ruleset[13] // 2 + 1
         return need > 1 and (self.score[1] >= need or self.score[2] >= need)
+
+    # ---- a match the log restores (net.resume, at boot) ----------------------------------------
+
+    def play(self, entry):
+        """The match to come is of ruleset entry (the one an interrupted match's log names),
+        unless settings.json fixes another."""
+        if entry is not self.ruleset and not self.fixed:
+            self.ruleset = entry
+            self.match = self._new_match()
+            self.views.follow(self.match)
+
+    def restore(self, restored):
+        """Apply what net.resume rebuilt (a net.resume.Restored): the series score, and, when
+        its match goes on (restored.n), the log, the match number, both seats (held for their
+        players' tokens), the clock from its last logged time, paused until both are back."""
+        head = restored.head
+        self.score[1] = head.series[2]
+        self.score[2] = head.series[3]
+        if not restored.n:  # finished or abandoned: a new match
+            self.match.reset(self.journal.pick())
+            return
+        self.journal.reopen(restored.n, head, restored.count, restored.seq)
+        self.match_no = head.match_no
+        now = self.ticks_ms()
+        for s in (1, 2):
+            self.seats[s].restore(
+                head.token_hash[s], head.players[s], restored.last_c[s], restored.accepted[s], now
+            )
+        self._ms = restored.now  # the match clock goes on from the last logged time ...
+        self._ticks = now
+        self.paused = True  # ... once both players are back (_join)
+        self.views.changed()
 
     # ---- who is who -------------------------------------------------------------------------
 
@@ -199,8 +235,7 @@ class MatchHost:
             session.post(frame(messages.pong(intent.c)))
         elif kind == intents.SYNC:
             # A client that lost a record asks for the whole current view again.
-            session.sent_epoch = -1  # the whole current view again (net.views)
-            session.wake()
+            self.views.resync(session)
         elif kind == intents.RULES:
             self._choose(session, role, intent)
         elif role == OBSERVER:
@@ -241,9 +276,7 @@ class MatchHost:
                 # anything it still sends is ignored (it holds no seat any more).
                 self.views.detach(old)
                 old.kill(_CLOSE_REPLACED, "seat taken over by a newer connection")
-            self._bind(session, seat)
-            if intent.name:
-                seat.name = intent.name
+            self._bind(session, seat, intent.name)
             text = messages.welcome_player(self, seat, True)
             session.post(frame(self.journal.welcome(seat, text)))
             session.post(self._rules())
@@ -267,6 +300,9 @@ class MatchHost:
             session.post(self._rules())
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)  # the commitment (the seed, after the end)
+        if self.paused and self.seats[1].session is not None and self.seats[2].session is not None:
+            self.paused = False  # a resumed match goes on once both players are back
+            self.log("log: both players are back")
         if self.match.phase == _FINISHED:
             self._end(session)  # then the figures and the maze
         if (
@@ -337,10 +373,11 @@ class MatchHost:
             return
         self.ruleset = entry
         # both confirm again: what they said ready to was another game
-        self.seats[1].want = False
-        self.seats[2].want = False
+        self.seats[1].ready(False)
+        self.seats[2].ready(False)
         if self.match.phase == _WAITING:
-            self.match = self.views.match = self._new_match()
+            self.match = self._new_match()
+            self.views.follow(self.match)
             gc.collect()
             self.views.changed()
         self.log("game: ruleset %s chosen" % entry[0])
@@ -351,9 +388,8 @@ class MatchHost:
         self._err(session, -1, intents.ROOM_FULL)
         session.kill(_CLOSE_ROOM_FULL, "room full")
 
-    def _bind(self, session, seat):
-        seat.session = session
-        seat.leaving = False
+    def _bind(self, session, seat, name=None):
+        seat.bind(session, name)
         self.views.attach(session, seat.number)
 
     def _command(self, session, seat, intent):
@@ -372,9 +408,8 @@ class MatchHost:
         kind = intent.kind
         m = self.match
         if kind == intents.LEAVE:
-            seat.last_c = c
+            seat.leave(c)
             session.post(frame(messages.ack(c)))
-            seat.leaving = True
             self.detach(session)
             session.kill(_CLOSE_NORMAL, "left")
             return
@@ -382,8 +417,8 @@ class MatchHost:
             if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
                 self._err(session, c, rules.CODE_NAMES[_PHASE])
                 return
-            seat.last_c = c
-            seat.want = True
+            seat.applied(c)
+            seat.ready(True)
             session.post(frame(messages.ack(c)))
             self._room()
             self._maybe_start()
@@ -406,8 +441,7 @@ class MatchHost:
             code = m.process()  # the FIFO never holds more than this one entry
         if code == _OK:
             self.journal.push(m, seat, intent)  # on flash before the ack
-            seat.last_c = c
-            seat.accepted += 1
+            seat.applied(c, True)
             if kind == intents.MOVE:
                 self.moves[seat.number] += 1
                 self._mark(seat.number)
@@ -437,8 +471,7 @@ class MatchHost:
         for number in (1, 2):
             seat = self.seats[number]
             if seat.session is session:  # a replaced (stale) session no longer owns the seat
-                seat.session = None
-                seat.gone_at = self.ticks_ms()
+                seat.away(self.ticks_ms())
                 self.log("game: seat %d away" % number)
                 self._room()
 
@@ -458,7 +491,8 @@ class MatchHost:
 
     def _expire(self, seat):
         m = self.match
-        if self.paused and self.journal.abort(self):
+        if self.paused and self.seats[1].hashed and self.seats[2].hashed:
+            self._abandon()
             return
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq
@@ -478,6 +512,19 @@ class MatchHost:
         self.log("game: seat %d free" % seat.number)
         self._room()
 
+    def _abandon(self):
+        """A resumed match whose players both stayed away for the whole grace period ends
+        without a result (its log closed as abandoned) and the room starts afresh: nobody wins
+        or loses a match the restart interrupted."""
+        self._send(_TO_ALL, self.journal.end(self, 0, 0))
+        self.paused = False
+        self.match.reset(self.journal.pick())
+        self.match_no += 1
+        self.seats[1].free()
+        self.seats[2].free()
+        self.views.changed()
+        self._room()
+
     def _maybe_start(self):
         s1 = self.seats[1]
         s2 = self.seats[2]
@@ -489,7 +536,8 @@ class MatchHost:
                 self.score[1] = self.score[2] = 0  # a new series
             if self._built is not self.ruleset:
                 self._zero_score()  # another ruleset: another series
-                m = self.match = self.views.match = self._new_match()
+                m = self.match = self._new_match()
+                self.views.follow(m)
             else:
                 m.reset(self._seed())
             self.match_no += 1
@@ -500,10 +548,8 @@ class MatchHost:
         # the match makes it again), first of all (the match log's files and the messages of
         # the start may take its room)
         self._rules_frame = self._rules_for = None
-        s1.want = False
-        s2.want = False
-        s1.accepted = 0
-        s2.accepted = 0
+        s1.new_match()
+        s2.new_match()
         for i in range(len(self.trail)):
             self.trail[i] = 0
         for number in (1, 2):
@@ -513,6 +559,7 @@ class MatchHost:
         self._ticks = self.ticks_ms()
         before = m.state_seq
         m.start(0)
+        self.paused = False
         self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
         self._after(before, True)
@@ -535,7 +582,9 @@ class MatchHost:
         if ended:
             self.score[m.winner] += 1
         try:
-            self.journal.changed(self)  # what changed is on flash before anyone hears of it
+            fair = self.journal.changed(self)  # on flash before anyone hears of it
+            if fair is not None:
+                self._send(_TO_ALL, fair)  # the end: the seed
             if m.ev_count:
                 self._route_events()
         except MemoryError:
@@ -601,7 +650,7 @@ class MatchHost:
             # in its square.
             m = self.match
             other = 3 - a
-            if not m.exited[other] and self.views.proj.visible(m, other, m.pos[a]):
+            if not m.exited[other] and self.views.visible(m, other, m.pos[a]):
                 return _TO_OBS | a | other
             return _TO_OBS | a
         # phase, result; meetings (both players stand on the cell) and the keys they return

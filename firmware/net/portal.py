@@ -113,7 +113,7 @@ def probe(path):
 
 
 def add_status_route(app, board):
-    """GET /status: the board's figures (a net.board.Board) as one JSON object, written
+    """GET /status: the board's figures (a net.wiring.Board) as one JSON object, written
     straight as text after a collection (no dictionaries: the heap figures are live data,
     and the request itself needs little). The object goes out in pieces of under ~80 bytes
     each, never one string of the whole (~300 bytes): the heap is at its fullest and most

@@ -1,9 +1,10 @@
 # The match log at boot (docs/log.md, "Resume"): take the log folder into use and rebuild an
-# interrupted match from its log. net/wiring.py runs resume() once and then drops this module
-# and game.replay (with the .mpy files on the filesystem, loaded code costs heap for as long as
+# interrupted match from its log into a Restored record, which the host applies
+# (MatchHost.restore): this module writes no field of the host, its journal or its seats.
+# net/wiring.py runs resume() once and then drops this module and game.replay (with the .mpy files
+# on the filesystem, loaded code costs heap for as long as
 # it stays imported); the tests call it to restart a host.
 import os
-from binascii import hexlify
 
 from game.compat import const
 from game.matchlog import Header
@@ -22,6 +23,23 @@ def _remove(name):
         pass
 
 
+class Restored:
+    """What an interrupted match's log gives back: its log number n (0: nothing to go on
+    with, a new match), its header (seed, commitment, series, seats), its entries and where
+    the replay left the match (state sequence, clock, each seat's last client sequence and
+    accepted count)."""
+
+    def __init__(self, n, head, count=0, rep=None):
+        self.n = n
+        self.head = head
+        self.count = count
+        if rep is not None:
+            self.seq = rep.match.state_seq
+            self.now = rep.now
+            self.last_c = rep.last_c
+            self.accepted = rep.accepted
+
+
 def resume(host, folder="log"):
     """The match log at boot (docs/log.md, "Resume"): take the log folder into use; if its
     newest log is unfinished (a power cut or a reset came in its match), rebuild it and resume
@@ -34,7 +52,6 @@ def resume(host, folder="log"):
             os.mkdir(folder)
         except OSError:
             pass  # it exists
-        j.path = folder
         logs = []
         for name in os.listdir(folder):  # match-N.log, match-N.tail, match-N.new
             k = name[6 : name.find(".")]
@@ -43,7 +60,8 @@ def resume(host, folder="log"):
                 _remove(path)
             elif k.isdigit() and "%s/match-%s.log" % (folder, k) == path:
                 logs.append(int(k))
-        n = j.number = max(logs) if logs else 0
+        n = max(logs) if logs else 0
+        j.use(folder, n)
         for k in logs:  # the oldest beyond the number kept
             if k <= n - j.size:
                 _remove("%s/match-%d.log" % (folder, k))
@@ -65,7 +83,6 @@ def rebuild(host, folder, n):
     entries (a torn or garbage tail is dropped: written to a new file, then renamed over the
     log), replaying them onto the host's match; then its match resumes, or the log is closed
     as abandoned (an end without a result) if it cannot go on."""
-    j = host.journal
     main = "%s/match-%d.log" % (folder, n)
     tail = b""
     try:
@@ -88,11 +105,7 @@ def rebuild(host, folder, n):
         # the match's ruleset and series score, from its header (unless settings.json now
         # fixes another ruleset: then the match is abandoned below)
         entry = RULESETS[head.series[0]]
-        if entry is not host.ruleset and not host.fixed:
-            host.ruleset = entry
-            host.match = host.views.match = host._new_match()
-        host.score[1] = head.series[2]
-        host.score[2] = head.series[3]
+        host.play(entry)
         m = host.match
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent, m.cooldown_ms)
         same = head.params == params + (m.countdown_ms,)  # else other settings: abandoned
@@ -137,33 +150,5 @@ def rebuild(host, folder, n):
         "log: match log %d: %d entries, %d bytes dropped, resumed %r %r"
         % (n, count, dropped, go_on, rep.reason)
     )
-    if not go_on:
-        host.match.reset(j.pick())
-        return 0
-    j.seed = head.seed
-    j.digest = head.digest
-    j.series = head.series
-    j.done = False
-    j.opened = j.used = n
-    j.index = count
-    j.pending = 0
-    j.seq = m.state_seq
-    j.main = open(main, "ab")
-    j.stream = open("%s/match-%d.tail" % (folder, n), "w" + "b")
-    j.flush()
-    host.match_no = head.match_no
-    now = host.ticks_ms()
-    for s in (1, 2):
-        seat = host.seats[s]
-        seat.free()
-        seat.token = ""  # held, by whoever presents a token with this hash (net/seats.py)
-        seat.hashed = hexlify(head.token_hash[s]).decode()
-        seat.name = head.players[s]
-        seat.last_c = rep.last_c[s]
-        seat.accepted = rep.accepted[s]
-        seat.gone_at = now  # the reconnect grace starts at boot for both
-    host._ms = rep.now  # the match clock goes on from the last logged time ...
-    host._ticks = now
-    host.paused = True  # ... once both players are back (Journal.attach)
-    host.views.changed()
-    return n
+    host.restore(Restored(n if go_on else 0, head, count, rep))
+    return n if go_on else 0

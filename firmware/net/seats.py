@@ -49,6 +49,61 @@ class Seat:
         self.token = new_token()
         self.name = name or ("Player %d" % self.number)
 
+    # What happens to a seat, said by the match host (net.match_host) and the match log's
+    # resume (net.resume): the seat's fields are written here only.
+
+    def bind(self, session, name=None):
+        """session plays this seat from now on (a new name, if one is given)."""
+        self.session = session
+        self.leaving = False
+        if name:
+            self.name = name
+
+    def away(self, now):
+        """The seat's session is gone: its reconnect grace period starts at ticks_ms now."""
+        self.session = None
+        self.gone_at = now
+
+    def applied(self, c, accepted=False):
+        """Client sequence c is applied (a ready, a leave, an accepted move or drop)."""
+        self.last_c = c
+        if accepted:
+            self.accepted += 1
+
+    def ready(self, want):
+        """Said ready or asked for a rematch (True), or must confirm again (False)."""
+        self.want = want
+
+    def new_match(self):
+        """A match starts: its ready flag is spent and its count starts at 0."""
+        self.want = False
+        self.accepted = 0
+
+    def leave(self, c):
+        """Said leave (client sequence c): free at the next tick, no grace period."""
+        self.last_c = c
+        self.leaving = True
+
+    def restore(self, token_hash, name, last_c, accepted, now):
+        """After a restart (net.resume): held by whoever presents a token with this hash
+        (token_hash(), from the match log), at the logged sequence and count, its grace period
+        starting now."""
+        self.free()
+        self.token = ""
+        self.hashed = hexlify(token_hash).decode()
+        self.name = name
+        self.last_c = last_c
+        self.accepted = accepted
+        self.gone_at = now
+
+    def welcomed(self):
+        """True the first time the player of a restored seat is welcomed back (holds() left
+        hashed empty); it is then an ordinary seat again."""
+        if self.hashed == "":
+            self.hashed = None
+            return True
+        return False
+
     @staticmethod
     def token_hash(token):
         """What the match log keeps of a token: the first 16 bytes of its sha256."""

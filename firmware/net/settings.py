@@ -110,7 +110,7 @@ def update_settings(settings, changes, source="change", problems=None):
                 if name == "ruleset":
                     # fail closed: a board meant to play one ruleset plays classic, fixed
                     reason = UNKNOWN + ": " + reason
-                    settings.ruleset = DEFAULT
+                    setattr(settings, name, DEFAULT)  # (a field of this module's Settings)
                 problems.append(
                     "%s: %s: %s; %s" % (source, name, reason, _fallback(settings, name))
                 )

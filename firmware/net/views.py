@@ -1,18 +1,20 @@
 # The view publisher: the one way game state reaches the sockets. It keeps the view epoch
 # (+1 whenever any view may have changed) and the Projector with which view it last planned.
-# Sessions subscribe with a role (a seat, or OBSERVER); the gateway's pump asks `due(session)`
-# and writes the frames of its role's newest view. Which view a session was last sent is the
-# publisher's business: a session whose sent_epoch is -1 is sent the whole view again.
+# Sessions subscribe with a role (a seat, or OBSERVER); the gateway's pump writes
+# `frames(session, ctrl)` (None when no view is due), then says `sent(session, epoch)`. Which
+# view a session wants and was last sent is the publisher's own state (lists beside its list
+# of sessions, never a field of the session): `resync(session)` has the whole view sent again.
 #
 # Frames are written where the projector wrote the records, with no copy: every record has
 # room for its frame header in front of it (the projector's headroom and gaps), and a view of
 # several records has them one after another, so a view is one write, and every observer
 # gets the same bytes. A session's write either hands the bytes to the socket or copies what
 # is left, so no writer holds on to these buffers across an await; only when the heap has no
-# room for that copy does a session keep the rest where it is, and `held` (that session) then
-# stops every view (the buffers stay as they are) until its flush has it out (net.gateway).
+# room for that copy does a session keep the rest where it is: `hold(session)` then stops
+# every view (the buffers stay as they are) until `release(session)` after its flush.
 #
-#   views = ViewPublisher(match)
+#   views = ViewPublisher()          # net.wiring; the host follows its first match
+#   views.follow(match)              # the match whose views are published (a new one too)
 #   views.attach(session, role)      # after a join: the session now wants this role's views
 #   views.changed()                  # after an engine call that changed the state
 #   views.detach(session)            # the session left
@@ -30,11 +32,15 @@ NO_VIEW = const(-1)  # view_role of a session that receives no views
 
 
 class ViewPublisher:
-    def __init__(self, match):
-        self.match = match
+    def __init__(self):
+        self.match = None
         self.epoch = 0
         self.proj = Projector(_HEAD_ROOM, head_size)
-        self.sessions = []  # subscribed sessions, each with view_role and sent_epoch
+        # subscribed sessions, and beside each its role and the epoch it was last sent (-1:
+        # the whole view again)
+        self.sessions = []
+        self.roles = []
+        self.sent_epochs = []
         self._plan_role = NO_VIEW  # whose view the projector has planned, for which epoch
         self._plan_epoch = -1
         self._plan_count = 0
@@ -43,46 +49,87 @@ class ViewPublisher:
         # heap had no room for a copy: net.gateway): no view is planned or written until its
         # flush has it out (and makes every session due again)
         self.held = None
-        # The projector's buffers for this match's size, made now with the other long-lived
-        # objects: made by the first observer's view, late in a fragmented heap, the largest
-        # (about 750 bytes for 15x15) may find no free block that large.
-        self.proj.begin(match, _OBSERVER)
+
+    def follow(self, match):
+        """Publish match's views from now on (the host's first match, or a new one). Its
+        buffers for this match's size are made now, with the other long-lived objects: made
+        by the first observer's view, late in a fragmented heap, the largest (about 750 bytes
+        for 15x15) may find no free block that large."""
+        first = self.match is None
+        self.match = match
+        if first:
+            self.proj.begin(match, _OBSERVER)
+
+    def visible(self, match, seat, cell):
+        """True when cell is in seat's square of sight now (the projector's answer)."""
+        return self.proj.visible(match, seat, cell)
 
     # ---- subscriptions ----------------------------------------------------------------------
 
     def attach(self, session, role):
         """session receives role's views from now on, starting with the whole current one."""
-        session.view_role = role
-        session.sent_epoch = -1
-        if session not in self.sessions:
+        if session in self.sessions:
+            i = self.sessions.index(session)
+            self.roles[i] = role
+            self.sent_epochs[i] = -1
+        else:
             self.sessions.append(session)
+            self.roles.append(role)
+            self.sent_epochs.append(-1)
         session.wake()
 
     def detach(self, session):
-        session.view_role = NO_VIEW
         if session in self.sessions:
-            self.sessions.remove(session)
+            i = self.sessions.index(session)
+            self.sessions.pop(i)
+            self.roles.pop(i)
+            self.sent_epochs.pop(i)
+
+    def resync(self, session):
+        """A client lost a record: the whole current view is sent again."""
+        if session in self.sessions:
+            self.sent_epochs[self.sessions.index(session)] = -1
+            session.wake()
+
+    def sent(self, session, epoch):
+        """The view of epoch is written to session."""
+        if session in self.sessions:
+            self.sent_epochs[self.sessions.index(session)] = epoch
+
+    def hold(self, session):
+        """session keeps the rest of a view in the projector's buffers: no view until its
+        release."""
+        self.held = session
+
+    def release(self, session):
+        """session's flush is over: if it held the buffers, every session is due again."""
+        if self.held is session:
+            self.held = None
+            self.changed()
 
     def changed(self):
-        """The state may have changed: every subscribed session is owed a new view."""
+        """The state may have changed: every subscribed session is owed a new view (the
+        gateway's pump sees the new epoch: Gateway.views_due)."""
         self.epoch += 1
-        for session in self.sessions:
-            session.wake()
 
     def due(self, session):
         """True when session is subscribed and has not been sent the newest view (and no
         session holds the buffers the view would be written in)."""
-        return (
-            session.view_role != NO_VIEW and session.sent_epoch != self.epoch and self.held is None
-        )
+        if self.held is not None or session not in self.sessions:
+            return False
+        return self.sent_epochs[self.sessions.index(session)] != self.epoch
 
     # ---- frames -----------------------------------------------------------------------------
 
-    def frames(self, role, ctrl):
-        """role's current view, every record as a frame, as one memoryview of the projector's
-        buffers (valid until the next view is planned): the same bytes for every observer. A
-        player's view of one record takes the control frames queued before it (ctrl, emptied)
-        in front of it when they fit: the session's write is then one."""
+    def frames(self, session, ctrl):
+        """None when no view is due to session (due()); else its role's current view, every
+        record as a frame, as one memoryview of the projector's buffers (valid until the next
+        view is planned): the same bytes for every observer. A player's view of one record
+        takes the control frames queued before it (ctrl, emptied) in front of it when they
+        fit: the session's write is then one."""
+        if not self.due(session):
+            return None
+        role = self.roles[self.sessions.index(session)]
         proj = self.proj
         if role == _OBSERVER and self._obs_epoch == self.epoch:
             return memoryview(proj.obs)[proj.obs_start : proj.obs_end]

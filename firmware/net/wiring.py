@@ -17,8 +17,6 @@ import gc
 import sys
 import time
 
-from net.board import Board
-
 WEB_DIR = "web"  # phone client files, beside settings.json at the flash root
 HTTP_SPARE = 4  # open sockets beyond the game's sessions: page loads, /status, probes
 _BOOT_ONLY = ("net.settings", "net.access_point", "machine")
@@ -26,6 +24,28 @@ _BOOT_ONLY = ("net.settings", "net.access_point", "machine")
 
 class Config:
     """The checked settings as plain attributes (one per field of net.settings.FIELDS)."""
+
+
+class Board:
+    """What wire() built: config, bind, url, app, game (the gateway), dns, server, and what
+    /status reports besides (wlan, started). net.board runs it."""
+
+
+def make_game(settings, log=print, ticks_ms=None):
+    """The game's objects, each made once and handed to those that use it: the view
+    publisher, the match host (given the publisher) and the gateway (given both). Returns the
+    gateway (its host and views are `game.host`, `game.views`). ticks_ms: the host's clock (the
+    tests give theirs). The match log's resume and the watchdog come after (wire())."""
+    from net.gateway import Gateway
+    from net.match_host import MatchHost
+    from net.views import ViewPublisher
+
+    views = ViewPublisher()
+    if ticks_ms is None:
+        host = MatchHost(settings, views, log)
+    else:
+        host = MatchHost(settings, views, log, ticks_ms)
+    return Gateway(settings, host, views, log)
 
 
 def host_overrides():
@@ -147,7 +167,7 @@ _LONG_LIVED = (
 
 
 def wire(step=_collect):
-    """Build the whole board (nothing runs yet) and return it (a net.board.Board); step(name)
+    """Build the whole board (nothing runs yet) and return it (a Board); step(name)
     is called after every stage, with the stage's garbage still to be collected (the default
     collects it)."""
     config, address, bind = bring_up()
@@ -164,7 +184,6 @@ def wire(step=_collect):
 
     from net import portal
     from net.captive_dns import CaptiveDns
-    from net.gateway import Gateway
     from net.journal import add_log_route
     from net.server import Server
 
@@ -172,9 +191,9 @@ def wire(step=_collect):
     url = portal.board_url(address, config.http_port)
     started = time.ticks_ms()
     app = Microdot()
-    game = Gateway(config, print)
+    game = make_game(config)
     resume_match(game.host)
-    game.watchdog = arm_watchdog(config.watchdog_ms)
+    game.arm(arm_watchdog(config.watchdog_ms))
     server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
     step("objects: Match, Projector, Gateway buffers, CaptiveDns")
 

@@ -246,24 +246,24 @@ def test_deploy_removes_a_modules_other_file_left_by_an_earlier_image(image, boa
     # then) would be run instead of this image's, so deploy removes it.
     modules = build_image.image_modules(image)
     writers = modules["game.writers"]  # source in this image: viper code, built without --march
-    fifo = modules["game.fifo"]  # compiled
-    assert (image / (writers + ".py")).is_file() and (image / (fifo + ".mpy")).is_file()
+    compiled = modules["game.prng"]  # compiled
+    assert (image / (writers + ".py")).is_file() and (image / (compiled + ".mpy")).is_file()
     (board.flash_dir / (writers + ".mpy")).write_bytes(b"M\x06\x00\x1fold")
-    (board.flash_dir / (fifo + ".py")).write_text("raise ImportError('an old image')\n")
+    (board.flash_dir / (compiled + ".py")).write_text("raise ImportError('an old image')\n")
     (board.flash_dir / "notes.py").write_text("x = 1\n")  # not a twin: left alone
 
     result = deploy(board, image)
     assert result.returncode == 0, result.stderr
     assert "removing 2 module files of an earlier image" in result.stdout
     on_board = board_files(board)
-    assert writers + ".mpy" not in on_board and fifo + ".py" not in on_board
-    assert writers + ".py" in on_board and fifo + ".mpy" in on_board and "notes.py" in on_board
+    assert writers + ".mpy" not in on_board and compiled + ".py" not in on_board
+    assert writers + ".py" in on_board and compiled + ".mpy" in on_board and "notes.py" in on_board
     imported = mpremote(
         board,
         "exec",
-        "import %s, %s; print(%s.__file__, %s.__file__)" % (fifo, writers, fifo, writers),
+        "import %s, %s; print(%s.__file__, %s.__file__)" % (compiled, writers, compiled, writers),
     )
-    assert imported.stdout.split()[-2:] == [fifo + ".mpy", writers + ".py"], imported.stdout
+    assert imported.stdout.split()[-2:] == [compiled + ".mpy", writers + ".py"], imported.stdout
 
 
 def test_module_twins_are_a_modules_other_file():

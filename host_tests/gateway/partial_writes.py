@@ -6,7 +6,12 @@
 # wraps it from outside.
 import os
 
-from net import gateway
+# (net.match_host first: compiled from .py while the heap is still empty, as the board's
+# wiring imports it; compiling it after the gateway is resident needs more heap than 96wK has)
+from net import (
+    gateway,
+    match_host,  # noqa: F401
+)
 
 _flush = gateway.Session.flush
 

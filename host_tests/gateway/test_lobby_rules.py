@@ -10,6 +10,7 @@ from net import messages
 from net.frames import frame
 from net.match_host import MatchHost
 from net.settings import Settings
+from net.views import ViewPublisher
 
 SECRET = ("seed", "start", "token", "ready_at")
 
@@ -20,7 +21,9 @@ def host_with(**changes):
     for name, value in changes.items():
         setattr(settings, name, value)
     clock = Clock(5)
-    return MatchHost(settings, log=lambda *a: None, ticks_ms=clock.ticks_ms), clock
+    return MatchHost(
+        settings, ViewPublisher(), log=lambda *a: None, ticks_ms=clock.ticks_ms
+    ), clock
 
 
 def join(host, name, role="play"):

@@ -10,6 +10,7 @@ from net import intents, messages
 from net.compat import ticks_diff
 from net.match_host import NO_ROLE, OBSERVER, MatchHost
 from net.settings import Settings
+from net.views import ViewPublisher
 
 PERIOD = 1 << 30  # MicroPython's ticks_ms wraps here on every port
 # the characters of the revealed maze, by value (docs/protocol.md, "End of a match"): from #
@@ -68,7 +69,7 @@ def make_host(clock, **changes):
     settings.reconnect_grace_ms = 30000
     for name, value in changes.items():
         setattr(settings, name, value)
-    return MatchHost(settings, log=lambda *a: None, ticks_ms=clock.ticks_ms)
+    return MatchHost(settings, ViewPublisher(), log=lambda *a: None, ticks_ms=clock.ticks_ms)
 
 
 def send(host, session, text):

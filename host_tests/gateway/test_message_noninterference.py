@@ -15,6 +15,7 @@ from game import rules
 from net import intents
 from net.match_host import MatchHost
 from net.settings import Settings
+from net.views import ViewPublisher
 
 
 class Clock:
@@ -59,7 +60,7 @@ def _host(seed, clock):
     config.preset = "small"
     config.cooldown_ms = 100
     config.countdown_ms = 200
-    host = MatchHost(config, log=lambda *a: None, ticks_ms=clock.ticks_ms)
+    host = MatchHost(config, ViewPublisher(), log=lambda *a: None, ticks_ms=clock.ticks_ms)
     host.match.reset(seed)
     return host
 

@@ -41,7 +41,7 @@ def test_a_move_whose_ack_has_no_room_is_applied_logged_and_shown(monkeypatch):
     seat = host.seats[1]
     d = next(d for d in range(4) if m.cells[m.pos[1]] & rules.DIR_BITS[d])
     where, seq, logged = m.pos[1], m.state_seq, host.journal.index
-    wakes = b.wakes
+    epoch = host.views.epoch
     clock.wait(150)
     monkeypatch.setattr(match_host, "frame", Fail(match_host.frame))
     with pytest.raises(MemoryError):  # the gateway closes this session (1011)
@@ -49,7 +49,7 @@ def test_a_move_whose_ack_has_no_room_is_applied_logged_and_shown(monkeypatch):
     assert m.pos[1] != where and m.state_seq > seq  # applied
     assert host.journal.index == logged + 1  # and in the log
     assert seat.last_c == 2 and seat.accepted == 1 and host.moves[1] == 1
-    assert b.wakes > wakes  # everyone's view is due
+    assert host.views.epoch > epoch and host.views.due(b)  # everyone's view is due
     # the client reconnects and sends the move again: a repeat, not a second move
     a.frames.clear()
     send(host, a, '{"t":"move","c":2,"d":"%s"}' % DIRS[d])
@@ -72,7 +72,7 @@ def test_the_end_of_a_match_survives_events_with_no_room(monkeypatch):
     assert m.phase == rules.ACTIVE and m.exited[1]  # the finish window runs
     for s in (a, b, obs):
         s.frames.clear()
-    wakes = obs.wakes
+    epoch = host.views.epoch
     # the finish window ends on the next tick: no room for its events (phase, result)
     monkeypatch.setattr(messages, "event", Fail(messages.event, times=99))
     clock.wait(201)
@@ -80,7 +80,7 @@ def test_the_end_of_a_match_survives_events_with_no_room(monkeypatch):
     assert m.phase == rules.FINISHED and m.result == rules.RESULT_WIN and m.winner == 1
     assert host.score[1] == 1  # the series score
     assert host.journal.done  # the log has its end, and the seed may be shown
-    assert obs.wakes > wakes  # the final views are due
+    assert host.views.epoch > epoch and host.views.due(obs)  # the final views are due
     assert any("MemoryError" in line for line in log)  # said, not hidden
     for s in (a, b, obs):
         assert not s.events()  # the events were lost ...

@@ -9,8 +9,9 @@ import asyncio
 from waits import TIMEOUT_S
 
 from net import gateway as gateway_module
-from net.gateway import Gateway, Session
+from net.gateway import Session
 from net.settings import Settings
+from net.wiring import make_game
 
 TICK = gateway_module._TICK_MS  # the pump's and the timer's tick
 
@@ -64,7 +65,7 @@ class _Fine:
 
 def test_a_memory_error_writing_does_not_end_the_pump(monkeypatch):
     ticks = _Ticks(monkeypatch)
-    gateway = Gateway(Settings(), log=lambda line: None)
+    gateway = make_game(Settings(), log=lambda line: None)
     calls = []
 
     async def scenario():
@@ -101,7 +102,7 @@ def test_a_writer_whose_log_line_finds_no_heap_leaves_the_others_written():
         lines.append(line)
         raise MemoryError("memory allocation failed, allocating 64 bytes")
 
-    gateway = Gateway(Settings(), log=log)
+    gateway = make_game(Settings(), log=log)
 
     class Broken:
         done = flushing = closing = False
@@ -125,7 +126,7 @@ def test_a_peer_gone_while_its_frames_are_written_is_no_writer_failure():
     is sent a view) ends that session quietly, the way a dead socket's flush does: its reader
     sees the end; no 1011, no "writer failed" line, and the others are written."""
     lines = []
-    gateway = Gateway(Settings(), log=lines.append)
+    gateway = make_game(Settings(), log=lines.append)
 
     class Gone:
         done = flushing = closing = False
@@ -146,7 +147,7 @@ def test_a_peer_gone_while_its_frames_are_written_is_no_writer_failure():
 def test_a_session_that_finds_no_heap_stays_due_first_and_nothing_is_lost():
     """write_due raising MemoryError (a frame or a view's memoryview with no room) leaves the
     session first in line: write_dirty says so (False) and the pump comes back to it."""
-    gateway = Gateway(Settings(), log=lambda line: None)
+    gateway = make_game(Settings(), log=lambda line: None)
 
     class Starved:
         done = flushing = closing = False
@@ -182,7 +183,7 @@ def test_the_timer_outlives_a_failed_tick_whose_log_line_finds_no_heap(monkeypat
         if "tick failed" in line:
             raise MemoryError("memory allocation failed, allocating 64 bytes")
 
-    gateway = Gateway(Settings(), log=log)
+    gateway = make_game(Settings(), log=log)
     ticks = []
 
     def tick():
@@ -212,7 +213,7 @@ def test_the_pump_outlives_a_wait_that_finds_no_heap(monkeypatch):
     then waits a tick and writes again, instead of ending (and leaving every session unwritten
     for good)."""
     ticks = _Ticks(monkeypatch)
-    gateway = Gateway(Settings(), log=lambda line: None)
+    gateway = make_game(Settings(), log=lambda line: None)
     writes = []
     waits = []
     real_wait = gateway.event.wait
@@ -252,7 +253,7 @@ def test_kill_with_no_heap_for_the_close_frame_does_not_raise():
     """kill() runs in handlers that recover from failures (a reader's, the timer's): with no
     heap for its tuple or the pump's list it still marks the session closing and cancels the
     reader, so the reader's end closes the socket and frees its place."""
-    gateway = Gateway(Settings(), log=lambda line: None)
+    gateway = make_game(Settings(), log=lambda line: None)
 
     class Stream:
         s = None

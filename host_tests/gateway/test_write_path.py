@@ -16,8 +16,9 @@ import pytest
 from game import rules
 from net import gateway as gateway_module
 from net.frames import frame, pieces
-from net.gateway import Gateway, Session
+from net.gateway import Session
 from net.settings import Settings
+from net.wiring import make_game
 from raw_ws import server_frames
 
 OBSERVER = 0
@@ -70,7 +71,7 @@ class World:
     def __init__(self, seed, monkeypatch):
         monkeypatch.setattr(gateway_module, "asyncio", _Scheduler)
         self.rng = random.Random(seed)
-        self.gw = Gateway(Settings(), log=lambda line: None)
+        self.gw = make_game(Settings(), log=lambda line: None)
         self.views = self.gw.host.views
         self.match = self.views.match
         self.match.start(0)
@@ -90,9 +91,13 @@ class World:
         self.flushes = {}
         frames = self.views.frames
 
-        def frames_recorded(role, ctrl):
-            assert self.views.held is None, "a view planned while one is held"
-            data = frames(role, ctrl)
+        def frames_recorded(session, ctrl):
+            held = self.views.held
+            data = frames(session, ctrl)
+            if data is None:  # no view due (none while one is held)
+                return None
+            assert held is None, "a view planned while one is held"
+            role = self.role(session)
             # (a player's view may carry the mailbox's frames in front: those are counted as
             # the mailbox's)
             whole, left = server_frames(bytes(data))
@@ -104,6 +109,12 @@ class World:
 
         self.views.frames = frames_recorded
         self.count = 0
+
+    def role(self, session):
+        return self.views.roles[self.views.sessions.index(session)]
+
+    def sent_epoch(self, session):
+        return self.views.sent_epochs[self.views.sessions.index(session)]
 
     def post(self, session):
         """A mailbox frame of a size around the socket budgets: whole, or in pieces (not past
@@ -134,6 +145,7 @@ class World:
         """The pump's round (Gateway.write_dirty) and the flush tasks' turns (the real
         Session.flush, resumed as the scheduler would when its socket is writable), with
         sockets that take what their budgets allow (random ones, or `budget` bytes)."""
+        self.gw.views_due()  # (as write_dirty does first)
         for session in self.sessions:
             session.stream.s.allow(budget)
             if session in self.flushes:
@@ -142,13 +154,13 @@ class World:
                 except StopIteration:
                     del self.flushes[session]
             elif session in self.gw.dirty and not session.flushing:
-                epoch = session.sent_epoch
+                epoch = self.sent_epoch(session)
                 if not session.write_due(self.views):
                     flush = self.flushes[session] = session.flush()
                     next(flush)  # (create_task: it runs to its first wait)
                     session.flushing = True
-                if session.sent_epoch != epoch:  # the view planned was written
-                    self.sent_views[session].append(self.planned[session.view_role])
+                if self.sent_epoch(session) != epoch:  # the view planned was written
+                    self.sent_views[session].append(self.planned[self.role(session)])
                 self.gw.dirty.remove(session)
 
     def finish(self):

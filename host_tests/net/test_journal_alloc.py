@@ -11,6 +11,7 @@ SCRIPT = """
 import micropython
 from net import intents
 from net.match_host import MatchHost
+from net.views import ViewPublisher
 from net.resume import resume
 from net.settings import Settings
 
@@ -25,7 +26,7 @@ class Phone:
 settings = Settings()
 settings.preset = "small"
 settings.countdown_ms = 0
-host = MatchHost(settings, log=lambda *a: None, ticks_ms=lambda: 0)
+host = MatchHost(settings, ViewPublisher(), log=lambda *a: None, ticks_ms=lambda: 0)
 resume(host, "log")
 a, b = Phone(), Phone()
 for phone in (a, b):

@@ -17,6 +17,7 @@ import gc, sys, vfs
 from net import intents
 from net.resume import resume
 from net.match_host import MatchHost
+from net.views import ViewPublisher
 from net.settings import Settings
 
 BLOCK = 4096
@@ -65,7 +66,7 @@ def host(clock):
     settings.preset = "small"
     settings.countdown_ms = 0
     settings.cooldown_ms = 100
-    return MatchHost(settings, log=lambda *a: None, ticks_ms=clock.ticks_ms)
+    return MatchHost(settings, ViewPublisher(), log=lambda *a: None, ticks_ms=clock.ticks_ms)
 
 flash = Flash(48)
 vfs.VfsLfs2.mkfs(flash)
