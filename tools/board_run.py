@@ -32,6 +32,10 @@ from pathlib import Path
 import build_image
 import mem_log
 from hostenv import (
+    BUDGET_FS,
+    BUDGET_FS_64,
+    BUDGET_ROMFS,
+    BUDGET_ROMFS_64,
     LOOPBACK,
     BinaryError,
     describe_binary,
@@ -47,6 +51,10 @@ from virtual_board import VirtualBoard, reserved_bytes
 # 30 s grace) but the shortest cooldown the settings allow and a short countdown, so 2,000
 # moves take about two minutes. Memory depends on neither.
 RUN_SETTINGS = {"cooldown_ms": 100, "countdown_ms": 300}
+
+# The budget heap of each layout (filesystem, romfs) per word size, as make mem asserts it
+# (hostenv, docs/memory.md): bytes on the 32-bit port, K words on the 64-bit one.
+BUDGETS = {32: (BUDGET_FS, BUDGET_ROMFS), 64: (BUDGET_FS_64, BUDGET_ROMFS_64)}
 
 # The virtual board's first line: the GC heap the firmware gets ("heapsize gives N").
 _HEAPSIZE_GIVES = re.compile(r"\(heapsize gives (\d+)\)")
@@ -89,6 +97,11 @@ def heap_spec(heap, bits):
     if bits == 64 and "w" in text.lower():
         return text, size
     return str(size), size
+
+
+def budget_heap(bits, romfs):
+    """The heap a layout is asserted to pass at on a binary of this word size."""
+    return BUDGETS[bits][1 if romfs else 0]
 
 
 def heap_label(spec, size):

@@ -347,6 +347,17 @@ class Bot:
         choices = [b for b in runner.behaviours if b != "junk"]
         return self.rng.choice(choices) if choices else None
 
+    async def _chaos_turn(self, client):
+        """A chaos action if one is due: None when none was, "gone" when the connection is
+        closed after it (the run loop then reconnects), else the action's name."""
+        action = self._chaos_due()
+        if action is None:
+            return None
+        await self._chaos(client, action)
+        if client.closed or action in ("rejoin", "reconnect"):
+            return "gone"
+        return action
+
     async def _chaos(self, client, action):
         """Do one chaos action; returns once the connection is closed (the run loop then
         reconnects), except a flood or stall the board let pass."""
@@ -416,11 +427,10 @@ class Bot:
         runner = self.runner
         rng = self.rng
         while not client.closed and not runner.closing:
-            action = self._chaos_due()
-            if action is not None:
-                await self._chaos(client, action)
-                if client.closed or action in ("rejoin", "reconnect"):
-                    return
+            chaos = await self._chaos_turn(client)
+            if chaos == "gone":
+                return
+            if chaos:
                 continue
             view = client.view
             phase = view["ph"]
@@ -495,12 +505,8 @@ class Bot:
     async def _watch(self, client):
         runner = self.runner
         while not client.closed and not runner.closing:
-            action = self._chaos_due()
-            if action is not None:
-                await self._chaos(client, action)
-                if client.closed or action in ("rejoin", "reconnect"):
-                    return
-                continue
+            if await self._chaos_turn(client) == "gone":
+                return
             await asyncio.sleep(0.05)
 
 

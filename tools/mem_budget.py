@@ -60,6 +60,7 @@ import mem_log
 from board_run import (
     RUN_SETTINGS,
     BoardRun,
+    budget_heap,
     build,
     deploy,
     gateway_heap,
@@ -72,10 +73,6 @@ from board_run import (
 )
 from bot_runner import BotRunner, RunFailed
 from hostenv import (
-    BUDGET_FS,
-    BUDGET_FS_64,
-    BUDGET_ROMFS,
-    BUDGET_ROMFS_64,
     BUILD,
     BinaryError,
 )
@@ -87,19 +84,12 @@ OBSERVERS = 4
 # it fails). 32-bit: 2 KB steps from 48 KB (well below an ESP32's first heap, 56 KB) to 128 KB
 # (above its grown heap, ~112 KB). 64-bit: 4wK steps from 32wK to 128wK (8 KB, 64 KB, 256 KB).
 BISECT = {32: (2 * 1024, 48 * 1024, 128 * 1024), 64: (8 * 1024, 64 * 1024, 256 * 1024)}
-# The budget heap each layout is asserted at (host_tests/memory), per word size (hostenv).
-BUDGETS = {32: (BUDGET_FS, BUDGET_ROMFS), 64: (BUDGET_FS_64, BUDGET_ROMFS_64)}
 
 HEARTBEAT_S = 3.0  # pings from every client: well inside the 20 s idle timeout
 REPLY_TIMEOUT_S = 10.0  # an intent without an answer in this long fails the run
 STALL_S = 30.0  # no accepted move for this long fails the run
 
 _JOINED_4 = re.compile(r"observer joined \(4 watching\) \(heap used (\d+), free (\d+)\)")
-
-
-def budget_heap(bits, romfs):
-    """The heap a layout is asserted to pass at on a binary of this word size."""
-    return BUDGETS[bits][1 if romfs else 0]
 
 
 def default_json(bits, romfs):

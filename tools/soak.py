@@ -7,13 +7,13 @@
 The board image (tools/build_image.py) is copied to a virtual board's flash (and, for the ROMFS
 layout, its code into a ROMFS image at /rom) and booted as a reset would (tools/board_run.py,
 the harness make mem and make stress use too) at the layout's heap: with the 32-bit unix port
-named by $MICROPY32 (the board's word size) the budgets of docs/memory.md in true bytes,
-HEAPS_32; otherwise the 64-bit port at HEAPS_64 (K words, 32-bit-equivalent). The bot runner
-(tools/bot_runner.py) then plays matches with 2 players and 4 observers, alternating a quiet
-match and a chaotic one: p1 and three observers leave and rejoin, drop and reconnect, flood and
-stall at random, and junk connections come and go (seeded: --seed gives the same choices). p2
-and obs1 stay honest: p2's intent -> view latency is compared between the quiet and the chaotic
-matches.
+named by $MICROPY32 (the board's word size) the budgets of docs/memory.md in true bytes (plus
+JUNK_ROOM); otherwise the 64-bit port at its budgets (K words, 32-bit-equivalent). The bot
+runner (tools/bot_runner.py) then plays matches with 2 players and 4 observers, alternating a
+quiet match and a chaotic one: p1 and three observers leave and rejoin, drop and reconnect,
+flood and stall at random, and junk connections come and go (seeded: --seed gives the same
+choices). p2 and obs1 stay honest: p2's intent -> view latency is compared between the quiet
+and the chaotic matches.
 
 Read back from the board's log (board_run.match_heaps): every `game: match N starts`, and
 the heap report the firmware writes when a match ends (`mem: match N finished (heap used U,
@@ -43,6 +43,7 @@ import build_image
 from board_run import (
     RUN_SETTINGS,
     BoardRun,
+    budget_heap,
     log_checks,
     match_heaps,
     prepare_image,
@@ -50,10 +51,6 @@ from board_run import (
 )
 from bot_runner import BEHAVIOURS, RunFailed, run_bots
 from hostenv import (
-    BUDGET_FS,
-    BUDGET_FS_64,
-    BUDGET_ROMFS,
-    BUDGET_ROMFS_64,
     BUILD,
     BinaryError,
 )
@@ -70,8 +67,6 @@ from virtual_board import VirtualBoardError
 # smaller; it is 88K, the goal, since "A slow phone's rest": a 98K soak heap (the short soak of
 # host_tests/test_soak.py passed there, in a fresh clone's make test).
 JUNK_ROOM = 10 * 1024
-HEAPS_32 = {"filesystem": str(BUDGET_FS + JUNK_ROOM), "romfs": str(BUDGET_ROMFS + JUNK_ROOM)}
-HEAPS_64 = {"filesystem": BUDGET_FS_64, "romfs": BUDGET_ROMFS_64}
 # Growth of the heap in use after a quiet match, first to last, that passes (bytes of the
 # port). Measured: the quiet figures of a run stay within a few hundred bytes
 # (docs/performance.md, "Soak").
@@ -83,7 +78,9 @@ BOARD_LOG = BUILD / "soak-board.log"
 
 
 def default_heap(layout, bits):
-    return (HEAPS_32 if bits == 32 else HEAPS_64)[layout]
+    """The layout's budget heap (board_run.budget_heap), JUNK_ROOM more on the 32-bit port."""
+    budget = budget_heap(bits, layout == "romfs")
+    return str(budget + JUNK_ROOM) if bits == 32 else budget
 
 
 def heap_figures(finished, quiet):

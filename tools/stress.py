@@ -52,13 +52,9 @@ from pathlib import Path
 import websockets
 
 import build_image
-from board_run import BoardRun, prepare_image
+from board_run import BoardRun, budget_heap, prepare_image
 from bot_runner import RATE_PER_S, BotRunner, percentile
 from hostenv import (
-    BUDGET_FS,
-    BUDGET_FS_64,
-    BUDGET_ROMFS,
-    BUDGET_ROMFS_64,
     BUILD,
     LOOPBACK,
     find_micropython,
@@ -79,10 +75,10 @@ from ws_game_client import WsGameClient
 
 # (label, word size, layout, heap): the board heaps (tools/hostenv.py, docs/memory.md).
 CONFIGS = (
-    ("32-fs", 32, "filesystem", str(BUDGET_FS)),
-    ("32-romfs", 32, "romfs", str(BUDGET_ROMFS)),
-    ("64-fs", 64, "filesystem", BUDGET_FS_64),
-    ("64-romfs", 64, "romfs", BUDGET_ROMFS_64),
+    ("32-fs", 32, "filesystem", str(budget_heap(32, False))),
+    ("32-romfs", 32, "romfs", str(budget_heap(32, True))),
+    ("64-fs", 64, "filesystem", budget_heap(64, False)),
+    ("64-romfs", 64, "romfs", budget_heap(64, True)),
 )
 # The board's caps with the default settings (docs/protocol.md, "Connection and limits"):
 # 2 players + 4 observers + 2 spare game sockets, and 4 more connections for HTTP.

@@ -26,9 +26,9 @@ def test_heaps_are_bytes_of_the_binary():
 
 
 def test_budgets_and_json_names_follow_the_word_size():
-    assert mem_budget.budget_heap(32, romfs=False) == BUDGET_FS
-    assert mem_budget.budget_heap(32, romfs=True) == BUDGET_ROMFS
-    assert mem_budget.budget_heap(64, romfs=False) == BUDGET_FS_64
+    assert board_run.budget_heap(32, romfs=False) == BUDGET_FS
+    assert board_run.budget_heap(32, romfs=True) == BUDGET_ROMFS
+    assert board_run.budget_heap(64, romfs=False) == BUDGET_FS_64
     assert mem_budget.default_json(32, False).name == "mem.json"
     assert mem_budget.default_json(32, True).name == "mem-romfs.json"
     assert mem_budget.default_json(64, False).name == "mem-64.json"
