@@ -10,7 +10,7 @@ import pytest
 
 from hostenv import BOARD_HEAP, FIRMWARE, ROOT, TOOLS
 
-ALLOWED_PATH_EDITS = {"tools/_path.py", "tools/upytest.py"}
+ALLOWED_PATH_EDITS = {"tools/_path.py", "tools/dev/_path.py", "tools/upytest.py"}
 # The runner of host_tests/core under MicroPython loads the tests, and their harness's Skip.
 TEST_RUNNER = "tools/upytest.py"
 
@@ -95,6 +95,8 @@ def test_tools_run_from_any_working_directory(tmp_path):
     assert heap == BOARD_HEAP + "\n"  # what the Makefile and run_host.sh read
     assert "classic" in run_elsewhere(tmp_path, sys.executable, TOOLS / "fairness.py", "2")
     assert run_elsewhere(tmp_path, sys.executable, TOOLS / "projector_trace.py", "0", "1", "5")
+    # a one-off regenerator in tools/dev/ finds tools/ and firmware/ too (its own _path.py)
+    run_elsewhere(tmp_path, sys.executable, TOOLS / "dev" / "make_golden_views.py", "--check")
 
 
 @pytest.mark.upy

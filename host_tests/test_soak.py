@@ -7,6 +7,7 @@
 # ratio (a speed figure) is reported, never asserted here.
 import pytest
 
+import board_run
 import hostenv
 import soak
 
@@ -56,13 +57,13 @@ def test_log_parsing():
             "game: match 3 starts",
         ]
     )
-    started, finished = soak.parse_log(log, bits=64)
+    started, finished = board_run.match_heaps(log, bits=64)
     assert started == [1, 2, 3]
     assert finished == {
         1: {"used": 100000, "free": 20000, "largest_free": 300 * 32},
         2: {"used": 100500, "free": 19500, "largest_free": 200 * 32},
     }
-    assert soak.parse_log(log, bits=32)[1][1]["largest_free"] == 300 * 16
+    assert board_run.match_heaps(log, bits=32)[1][1]["largest_free"] == 300 * 16
     heap = soak.heap_figures(finished, lambda n: n % 2 == 1)
     assert heap["all"]["growth"] == 500 and heap["all"]["max"] == 100500
     assert heap["quiet"]["matches"] == 1 and heap["quiet"]["growth"] == 0

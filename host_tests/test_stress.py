@@ -7,16 +7,14 @@ import struct
 
 import pytest
 
+import board_run
 import soak
 import stress
-from raw_ws import server_frames
+from raw_ws import frame, server_frames
 
 
 def _server_frame(opcode, payload):
-    n = len(payload)
-    head = bytes((0x80 | opcode,))
-    head += bytes((n,)) if n < 126 else bytes((126,)) + struct.pack("!H", n)
-    return head + payload
+    return frame(opcode, payload, mask=False)
 
 
 def test_frames_and_close_codes_are_parsed():
@@ -151,11 +149,11 @@ def test_the_table_prints_every_section():
 @pytest.mark.upy
 @pytest.mark.slow
 def test_an_upgrade_burst_at_the_board_heap(upy_binary, tmp_path):
-    binary, bits = soak.pick_binary()
-    heap = soak.default_heap("romfs", bits)
+    binary = board_run.resolve_binary(say=lambda *a: None)
+    heap = soak.default_heap("romfs", binary.word_bits)
     row = asyncio.run(
         stress.one_scenario(
-            binary, "romfs", heap, "upgrades", {"count": 30, "hold_s": 7.0}, tmp_path
+            binary.path, "romfs", heap, "upgrades", {"count": 30, "hold_s": 7.0}, tmp_path
         )
     )
     explain = "\n".join(row["failures"] + row.get("log_tail", []))

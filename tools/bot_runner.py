@@ -58,12 +58,9 @@ All traffic goes to the given URL only.
 
 import argparse
 import asyncio
-import base64
 import json
-import os
 import random
 import socket
-import struct
 import sys
 import time
 from urllib.parse import urlsplit
@@ -71,6 +68,7 @@ from urllib.parse import urlsplit
 import websockets
 
 from bots import DIRS, FogOfWar
+from raw_ws import frame, open_async, send_upgrade
 from ws_game_client import Closed, WsGameClient, ws_url
 
 # ---- the board's limits (see the docstring) ---------------------------------------------------
@@ -349,6 +347,17 @@ class Bot:
         choices = [b for b in runner.behaviours if b != "junk"]
         return self.rng.choice(choices) if choices else None
 
+    async def _chaos_turn(self, client):
+        """A chaos action if one is due: None when none was, "gone" when the connection is
+        closed after it (the run loop then reconnects), else the action's name."""
+        action = self._chaos_due()
+        if action is None:
+            return None
+        await self._chaos(client, action)
+        if client.closed or action in ("rejoin", "reconnect"):
+            return "gone"
+        return action
+
     async def _chaos(self, client, action):
         """Do one chaos action; returns once the connection is closed (the run loop then
         reconnects), except a flood or stall the board let pass."""
@@ -418,11 +427,10 @@ class Bot:
         runner = self.runner
         rng = self.rng
         while not client.closed and not runner.closing:
-            action = self._chaos_due()
-            if action is not None:
-                await self._chaos(client, action)
-                if client.closed or action in ("rejoin", "reconnect"):
-                    return
+            chaos = await self._chaos_turn(client)
+            if chaos == "gone":
+                return
+            if chaos:
                 continue
             view = client.view
             phase = view["ph"]
@@ -497,42 +505,26 @@ class Bot:
     async def _watch(self, client):
         runner = self.runner
         while not client.closed and not runner.closing:
-            action = self._chaos_due()
-            if action is not None:
-                await self._chaos(client, action)
-                if client.closed or action in ("rejoin", "reconnect"):
-                    return
-                continue
+            if await self._chaos_turn(client) == "gone":
+                return
             await asyncio.sleep(0.05)
 
 
 # ---- junk connections -----------------------------------------------------------------------
 
 
-def _masked(opcode, payload, fin=True, mask=True):
-    """A client frame (mask of zeros, so the payload goes as is); unmasked when mask=False."""
-    head = bytes((opcode | (0x80 if fin else 0),))
-    n = len(payload)
-    bit = 0x80 if mask else 0
-    if n < 126:
-        head += bytes((bit | n,))
-    else:
-        head += bytes((bit | 126,)) + struct.pack("!H", n)
-    return head + (b"\0\0\0\0" if mask else b"") + payload
-
-
 def _bad_frame(kind):
     if kind == "unmasked":
-        return _masked(1, b'{"t":"ping","c":1}', mask=False)
+        return frame(1, b'{"t":"ping","c":1}', mask=False)
     if kind == "oversized":
-        return _masked(1, b"x" * 600)
+        return frame(1, b"x" * 600)
     if kind == "bad_utf8":
-        return _masked(1, b'{"t":"join","role":"watch","name":"\xc0\xaf"}')
+        return frame(1, b'{"t":"join","role":"watch","name":"\xc0\xaf"}')
     if kind == "fragmented":
-        return _masked(1, b'{"t":"pi', fin=False) + _masked(0, b'ng","c":1}')
+        return frame(1, b'{"t":"pi', fin=False) + frame(0, b'ng","c":1}')
     if kind == "not_json":
-        return _masked(1, b"{not json")
-    return _masked(1, b'{"t":"teleport","c":1}')
+        return frame(1, b"{not json")
+    return frame(1, b'{"t":"teleport","c":1}')
 
 
 class Junk:
@@ -568,20 +560,11 @@ class Junk:
         runner.connections["junk"] += 1
         writer = None
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(host, port, local_addr=(source, 0) if source else None),
-                5,
-            )
+            reader, writer = await open_async(host, port, source, 5)
             if kind == "half_request":
                 writer.write(b"GET /ws HTTP/1.1\r\nHost: %s\r\nUpgr" % host.encode())
             elif kind in ("no_join", "bad_frame"):
-                key = base64.b64encode(os.urandom(16))
-                writer.write(
-                    b"GET /ws HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
-                    b"Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                    b"Sec-WebSocket-Version: 13\r\n\r\n" % (host.encode(), port, key)
-                )
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+                head = await send_upgrade(reader, writer, host, port, 5)
                 if kind == "bad_frame" and head.startswith(b"HTTP/1.1 101"):
                     writer.write(_bad_frame(self.rng.choice(BAD_FRAMES)))
             await writer.drain()

@@ -1,11 +1,11 @@
 # Players for scripted matches (CPython): the maze as the protocol describes it, the one
-# breadth-first route finder, and the fog-of-war player of the memory budget run.
+# breadth-first route finder, and the fog-of-war player of the bots (tools/bot_runner.py).
 #
 #   route(cells, w, h, start, is_goal, avoid, rng)  shortest directions to a cell where is_goal
 #   path(cells, w, h, start, goal, avoid)           ... to one cell (the gateway and browser
 #                                                   tests walk an observer's map with it)
 #   FogOfWar()                                      what one player has seen this match, and
-#                                                   its next step (tools/mem_budget.py)
+#                                                   its next step (tools/bot_runner.py)
 #
 # cells maps a cell index to its passage flags, as a merged view holds them (docs/protocol.md,
 # "Cells": N=1, E=2, S=4, W=8); objects are (kind, owner, variant, cell), kind 0 a key, 1 an exit.

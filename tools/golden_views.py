@@ -2,7 +2,7 @@
 # sequences of view records, each with the verdict every decoder must reach on them. Read by
 # host_tests/core/test_golden_views.py (tools/view_decoder.py, both interpreters) and by
 # host_tests/browser/test_client_golden_views.py (the phone client's own record handling);
-# written by tools/make_golden_views.py. Runs on CPython and MicroPython.
+# written by tools/dev/make_golden_views.py. Runs on CPython and MicroPython.
 #
 # A file:
 #   # comment lines (how the records were made)

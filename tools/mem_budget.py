@@ -1,12 +1,13 @@
 """Memory budget of the deployed board image: does it serve a full room at a given heap?
 
 One run builds the image (tools/build_image.py), copies it into a fresh virtual-board flash
-folder with a settings.json, boots it as a reset would (tools/virtual_board.py: boot.py then
-main.py under the MicroPython unix port with `-X heapsize=`), connects 2 players and 4
-observers with real WebSocket clients, readies up and plays a scripted match of 2,000 accepted
-moves (rematches included) while the observers keep receiving views. It passes when the process
-is still alive, its log holds no MemoryError and no traceback, every move count was reached and,
-at the end, every client still answers a ping and every observer holds the final view.
+folder with a settings.json, boots it as a reset would (tools/board_run.py,
+tools/virtual_board.py: boot.py then main.py under the MicroPython unix port with
+`-X heapsize=`), connects 2 players and 4 observers with real WebSocket clients, readies up
+and plays a match of 2,000 accepted moves (rematches included) while the observers keep
+receiving views. It passes when the process is still alive, its log holds no MemoryError and
+no traceback, every move count was reached and, at the end, every client still answers a
+ping and every observer holds the final view.
 
     python tools/mem_budget.py --heap 92K           # one run, exit status 0 if it passes
     python tools/mem_budget.py --budget [--romfs]   # one run at the layout's budget heap
@@ -36,47 +37,46 @@ from the last `micropython.mem_info()` block of the board's log (tools/mem_log.p
 the firmware prints when a match ends, or, with firmware that prints none there, the one at
 boot (the output says which).
 
-The players (tools/bots.py, FogOfWar) know only their own square (radius 3): each keeps the
-cells and objects it has seen this match, walks to its own key once seen, then to its own exit
-and out; otherwise it explores the nearest unseen cell (random among equals). Opponent keys
-picked up on the way are dropped at once. A finished match is followed by a rematch, so
-several mazes are generated.
+The players are the bot runner's (tools/bot_runner.py, BotRunner, without chaos): each knows
+only its own square (bots.FogOfWar), walks to its own key once seen, then to its own exit and
+out, else explores; an opponent key picked up on the way is dropped at once. A finished match
+is followed by a rematch, so several mazes are generated. The image, the flash, the virtual
+board and its heap figures are tools/board_run.py's (the same harness as make soak and make
+stress).
 """
 
 import argparse
 import asyncio
 import json
 import os
-import random
 import re
 import shutil
-import socket
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import build_image
 import mem_log
-from bots import DIRS, FogOfWar
-from hostenv import (
-    BUDGET_FS,
-    BUDGET_FS_64,
-    BUDGET_ROMFS,
-    BUDGET_ROMFS_64,
-    BUILD,
-    LOOPBACK,
-    BinaryError,
-    describe_binary,
-    find_micropython,
-    free_port,
-    heap_bytes,
-    locate_micropython32,
-    serving_env,
+from board_run import (
+    RUN_SETTINGS,
+    BoardRun,
+    budget_heap,
+    build,
+    deploy,
+    gateway_heap,
+    heap_label,
+    heap_spec,
+    image_bytes,
+    log_checks,
+    memory_figures,
+    resolve_binary,
 )
-from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes
-from ws_game_client import WsGameClient
+from bot_runner import BotRunner, RunFailed
+from hostenv import (
+    BUILD,
+    BinaryError,
+)
+from virtual_board import VirtualBoard
 
 DEFAULT_MOVES = 2000
 OBSERVERS = 4
@@ -84,77 +84,12 @@ OBSERVERS = 4
 # it fails). 32-bit: 2 KB steps from 48 KB (well below an ESP32's first heap, 56 KB) to 128 KB
 # (above its grown heap, ~112 KB). 64-bit: 4wK steps from 32wK to 128wK (8 KB, 64 KB, 256 KB).
 BISECT = {32: (2 * 1024, 48 * 1024, 128 * 1024), 64: (8 * 1024, 64 * 1024, 256 * 1024)}
-# The budget heap each layout is asserted at (host_tests/memory), per word size (hostenv).
-BUDGETS = {32: (BUDGET_FS, BUDGET_ROMFS), 64: (BUDGET_FS_64, BUDGET_ROMFS_64)}
-
-# Settings of the run: the board defaults (classic 15x15 maze, 4 observers, 20 s idle timeout)
-# except the shortest cooldown the settings allow and a short countdown, so 2,000 moves take
-# about two minutes. Memory does not depend on either.
-RUN_SETTINGS = {"cooldown_ms": 100, "countdown_ms": 300}
 
 HEARTBEAT_S = 3.0  # pings from every client: well inside the 20 s idle timeout
 REPLY_TIMEOUT_S = 10.0  # an intent without an answer in this long fails the run
 STALL_S = 30.0  # no accepted move for this long fails the run
 
-
 _JOINED_4 = re.compile(r"observer joined \(4 watching\) \(heap used (\d+), free (\d+)\)")
-# Every gateway line with the heap after a collection: "game: seat 1 taken (heap used N, free N)"
-_GATEWAY_HEAP = re.compile(r"^game: (.*) \(heap used (\d+), free (\d+)\)$")
-
-
-# The virtual board's first line: the GC heap the firmware gets ("heapsize gives N").
-_HEAPSIZE_GIVES = re.compile(r"\(heapsize gives (\d+)\)")
-
-
-class RunFailed(Exception):
-    pass
-
-
-# ---- the binary and its heap ---------------------------------------------------------------
-
-
-def resolve_binary(path=None, say=print):
-    """The Binary (hostenv.describe_binary) the runs use: `path` if given, else the 32-bit unix
-    port when there is one, else the 64-bit one, with a line saying the figures are 64-bit.
-    Raises BinaryError."""
-    if path is None:
-        path, why = locate_micropython32()
-        if path is None:
-            path = find_micropython()
-            if path is None:
-                raise BinaryError("no micropython binary: run `make venv`")
-            say("note: %s" % why)
-            say("note: the figures below are the 64-bit unix port's, NOT a 32-bit board's")
-    if os.sep in str(path):  # the board runs in its flash folder: no relative paths
-        path = os.path.abspath(path)
-    binary = describe_binary(path)
-    say("binary: %s (%d-bit; %s)" % (binary.path, binary.word_bits, binary.version))
-    return binary
-
-
-def heap_spec(heap, bits):
-    """(the `-X heapsize=` value, the bytes it gives) for a heap given as bytes (an int or
-    '90112'), K ('88K') or K words ('84wK', 4-byte words: on a 32-bit binary the same as K).
-    A 32-bit binary is given plain bytes; a 64-bit one keeps the NwK form."""
-    text = str(heap).strip()
-    size = heap_bytes(text, bits // 8)
-    if bits == 64 and "w" in text.lower():
-        return text, size
-    return str(size), size
-
-
-def heap_label(spec, size):
-    """'94,208 bytes (92K)', or '172,032 bytes (84wK)' for a 64-bit NwK run."""
-    if not spec.isdigit():
-        return "{:,} bytes ({})".format(size, spec)
-    if size % 1024 == 0:
-        return "{:,} bytes ({}K)".format(size, size // 1024)
-    return "{:,} bytes".format(size)
-
-
-def budget_heap(bits, romfs):
-    """The heap a layout is asserted to pass at on a binary of this word size."""
-    return BUDGETS[bits][1 if romfs else 0]
 
 
 def default_json(bits, romfs):
@@ -162,176 +97,23 @@ def default_json(bits, romfs):
     return BUILD / ("mem%s%s.json" % ("" if bits == 32 else "-64", "-romfs" if romfs else ""))
 
 
-# ---- image and flash ------------------------------------------------------------------------
-
-
-def build(out):
-    """Build the image into `out`; returns {part: bytes} as build_image reports it."""
-    return build_image.build(out, log=lambda *a: None)
-
-
-def image_bytes(image):
-    """Bytes of the compiled code (.mpy) plus the gzipped client: what the flash must hold
-    besides boot.py and main.py."""
-    image = Path(image)
-    mpy = sum(p.stat().st_size for p in image.rglob("*.mpy"))
-    web = sum(p.stat().st_size for p in (image / "web").rglob("*") if p.is_file())
-    source = sum((image / name).stat().st_size for name in build_image.SOURCE_FILES)
-    return {"mpy": mpy, "web_gz": web, "image_bytes": mpy + web, "source_bytes": source}
-
-
-def deploy(image, flash, settings, romfs=False):
-    """Copy the image's files into the flash folder (what deploy.py would copy), and settings.
-    With romfs the code folders stay out: they are in the ROMFS image."""
-    flash = Path(flash)
-    for rel in build_image.image_files(Path(image)):
-        if romfs and build_image.in_romfs(rel):
-            continue
-        dest = flash / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(Path(image) / rel, dest)
-    (flash / "settings.json").write_text(json.dumps(settings))
-
-
-def get_status(port):
-    """The board's /status as a dict (main.py collects garbage before reading the heap)."""
-    with urllib.request.urlopen("http://%s:%d/status" % (LOOPBACK, port), timeout=10) as resp:
-        return json.loads(resp.read())
-
-
-# ---- clients --------------------------------------------------------------------------------
-
-
-class Client(WsGameClient):
-    """One phone (the shared protocol client); players also map what they see this match
-    (bots.FogOfWar)."""
-
-    def __init__(self, url, name, role):
-        super().__init__(url, name, HEARTBEAT_S, open_timeout=10, reply_timeout=REPLY_TIMEOUT_S)
-        self.role = role
-        self.refusals = {}  # err code -> count (moves only)
-        self.acks = 0  # accepted moves
-        self.match = 0  # +1 at every countdown (a new maze)
-        self.fog = FogOfWar()
-
-    @property
-    def seat(self):
-        return self.welcome["seat"] if self.welcome is not None else 0
-
-    def on_message(self, msg):
-        if msg.get("t") == "ev" and msg.get("e") == "phase" and msg.get("ph") == "countdown":
-            self.match += 1
-            self.fog.forget()
-
-    def on_view(self, view):
-        if self.role == "play":
-            self.fog.see(view)
-
-    def timeout_error(self, what, timeout):
-        return RunFailed("%s: no %s within %.0f s" % (self.name, what, timeout))
-
-    def closed_error(self, what):
-        return RunFailed("%s closed (%s) waiting for %s" % (self.name, self.close_code, what))
-
-    async def join(self):
-        return await super().join(self.role, name=self.name)
-
-
-# ---- the players ----------------------------------------------------------------------------
-
-
-async def play(client, tally, target, cooldown_s, rng):
-    """Move until the room has made `target` accepted moves; rematch after every finish."""
-    asked_for = 0
-    while tally["moves"] < target:
-        st = client.view["st"]
-        phase = client.view["ph"]
-        if phase == "finished":
-            if asked_for != client.match:
-                number = client.match
-                reply = await client.intent("rematch")
-                if reply["t"] == "ack":
-                    asked_for = number
-                elif reply.get("code") == "PHASE":
-                    # Both had asked and the next match's countdown began before this player's
-                    # view of it came (its event did: client.match counted it); wait for that
-                    # view. A rematch never granted shows as a stall (the guard).
-                    await client.until(
-                        lambda: client.view["ph"] != "finished", REPLY_TIMEOUT_S, "the next match"
-                    )
-                else:
-                    raise RunFailed("%s: rematch refused: %s" % (client.name, reply))
-            await asyncio.sleep(0.01)
-            continue
-        if phase != "active" or st["xd"]:
-            await asyncio.sleep(0.01)  # countdown, waiting, or out and the window still open
-            continue
-        if st["k"] == 3 - client.seat:
-            reply = await client.intent("drop")  # the opponent's key: leave it for its owner
-            if reply["t"] == "ack":
-                await client.until(
-                    lambda: client.view["st"]["k"] == 0 or client.view["ph"] != "active",
-                    REPLY_TIMEOUT_S,
-                    "key dropped",
-                )
-            continue
-        d = client.fog.choose(client.view, client.seat, rng)
-        if d is None:
-            await asyncio.sleep(0.01)
-            continue
-        seen = client.view_count
-        reply = await client.intent("move", d=DIRS[d])
-        if reply["t"] == "ack":
-            client.acks += 1
-            tally["moves"] += 1
-            tally["last_move"] = time.monotonic()
-            sent = time.monotonic()
-            await client.until(
-                lambda seen=seen: client.view_count > seen, REPLY_TIMEOUT_S, "view after a move"
-            )
-            left = cooldown_s - (time.monotonic() - sent)
-            if left > 0:
-                await asyncio.sleep(left)
-        else:
-            code = reply.get("code", "?")
-            client.refusals[code] = client.refusals.get(code, 0) + 1
-            if code not in ("COOLDOWN", "PHASE", "COUNTDOWN", "EXITED"):
-                # WALL and the like: the map was stale (a view was skipped); wait for a newer one
-                await client.until(lambda seen=seen: client.view_count > seen, 2.0, "a newer view")
-            else:
-                await asyncio.sleep(0.02)
-
-
 # ---- one run --------------------------------------------------------------------------------
 
 
-def _memory_figures(status, reserved=0):
-    """The heap figures of a /status answer; `reserved` (what the virtual board pinned outside
-    the firmware's heap: built-in stand-ins, a ROMFS image) is taken off the bytes in use."""
-    used = status.get("mem_alloc")
-    return {
-        "mem_alloc": used - reserved if used is not None else None,
-        "mem_free": status.get("mem_free"),
-    }
-
-
-async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
-    url = "ws://%s:%d/ws" % (LOOPBACK, http_port)
-    reserved = result.get("reserved", 0)
-    rng = random.Random(seed)
-    clients = []
-    watchdog = None
+async def _scenario(board, moves, result, say, seed):
+    """The room joins (measured), then plays `moves` accepted moves; then everyone must still
+    be served (BotRunner.check_served)."""
+    runner = BotRunner(
+        board.url,
+        players=2,
+        observers=OBSERVERS,
+        rng_seed=seed,
+        heartbeat_s=HEARTBEAT_S,
+        reply_s=REPLY_TIMEOUT_S,
+        stall_s=STALL_S,
+    )
     try:
-        p1 = await Client(url, "p1", "play").connect()
-        clients.append(p1)
-        await p1.join()
-        p2 = await Client(url, "p2", "play").connect()
-        clients.append(p2)
-        await p2.join()
-        for i in range(OBSERVERS):
-            obs = await Client(url, "obs%d" % (i + 1), "watch").connect()
-            clients.append(obs)
-            await obs.join()
+        await runner.join()
         result["stage"] = "6 clients joined"
         await asyncio.sleep(0.5)  # let the writers settle before measuring
         # The gateway logs the heap after a collection as the 4th observer joins: the room
@@ -339,70 +121,37 @@ async def _scenario(board, http_port, moves, cooldown_s, result, say, seed):
         found = _JOINED_4.findall(board.read_log())
         if found:
             used, free = found[-1]
-            result["six_clients_log"] = _memory_figures(
-                {"mem_alloc": int(used), "mem_free": int(free)}, reserved
+            result["six_clients_log"] = memory_figures(
+                {"mem_alloc": int(used), "mem_free": int(free)}, board.reserved
             )
-        status = await asyncio.to_thread(get_status, http_port)
-        result["six_clients"] = figures = _memory_figures(status, reserved)
+        result["six_clients"] = figures = await asyncio.to_thread(board.status)
         say(
             "  6 clients: heap in use %d, free %d bytes"
             % (figures["mem_alloc"], figures["mem_free"])
         )
-        for player in (p1, p2):
-            reply = await player.intent("ready")
-            if reply["t"] != "ack":
-                raise RunFailed("%s: ready refused: %s" % (player.name, reply))
         result["stage"] = "playing"
-        tally = {"moves": 0, "last_move": time.monotonic()}
 
-        async def guard():
-            while True:
-                await asyncio.sleep(0.5)
-                if board.process.poll() is not None:
-                    raise RunFailed("the board process ended (%s)" % board.process.returncode)
-                if "MemoryError" in board.read_log():
-                    raise RunFailed("MemoryError in the board log")
-                if time.monotonic() - tally["last_move"] > STALL_S:
-                    raise RunFailed("no accepted move for %.0f s" % STALL_S)
+        def guard():
+            if not board.alive():
+                raise RunFailed("the board process ended (%s)" % board.process.returncode)
+            if "MemoryError" in board.read_log():
+                raise RunFailed("MemoryError in the board log")
 
-        watchdog = asyncio.create_task(guard())
-        players = asyncio.gather(
-            play(p1, tally, moves, cooldown_s, random.Random(rng.random())),
-            play(p2, tally, moves, cooldown_s, random.Random(rng.random())),
-        )
-        done, _ = await asyncio.wait({watchdog, players}, return_when=asyncio.FIRST_COMPLETED)
-        if watchdog in done:
-            players.cancel()
-            try:
-                await players
-            except (asyncio.CancelledError, RunFailed):
-                pass
-            watchdog.result()  # raises the reason
-        players.result()
-        result["moves"] = tally["moves"]
+        await runner.play(moves=moves, guard=guard)
+        result["moves"] = runner.moves
         result["stage"] = "moves done"
         # Everyone still served: a pong for each client, then every observer on the final state.
-        for client in clients:
-            await client.ping()
-        final = max(p1.view["s"], p2.view["s"])
-        for obs in clients[2:]:
-            await obs.until(
-                lambda o=obs: o.view["s"] >= final and o.match == p1.match,
-                REPLY_TIMEOUT_S,
-                "the final view",
-            )
-        status = await asyncio.to_thread(get_status, http_port)
-        result["end"] = _memory_figures(status, reserved)
+        await runner.check_served()
+        result["end"] = await asyncio.to_thread(board.status)
         result["stage"] = "done"
     finally:
-        if watchdog is not None:
-            watchdog.cancel()
-        result["acks"] = {c.name: c.acks for c in clients[:2]}
-        result["refusals"] = {c.name: c.refusals for c in clients[:2]}
-        result["views"] = {c.name: c.view_count for c in clients}
-        result["matches"] = max((c.match for c in clients), default=0)
-        for client in clients:
-            await client.close()
+        bots = runner.figures()["bots"]
+        players = [name for name, row in bots.items() if row["role"] == "play"]
+        result["acks"] = {name: bots[name]["acks"] for name in players}
+        result["refusals"] = {name: bots[name]["refusals"] for name in players}
+        result["views"] = {name: row["views"] for name, row in bots.items()}
+        result["matches"] = len(runner.started)
+        await runner.close()
 
 
 def run_once(
@@ -428,54 +177,34 @@ def run_once(
     result["layout"] = "romfs" if romfs else "filesystem"
     run_settings = dict(RUN_SETTINGS)
     run_settings.update(settings or {})
-    cooldown_s = run_settings["cooldown_ms"] / 1000 + 0.005
     work = Path(tempfile.mkdtemp(prefix="mem-budget-"))
     log = ""
+    alive = False
+    board = BoardRun(image, work / "flash", spec, binary, romfs=romfs, settings=run_settings)
     try:
-        deploy(image, work / "flash", run_settings, romfs=bool(romfs))
-        board = VirtualBoard(work / "flash", heapsize=spec, romfs=romfs, micropython=binary.path)
-        with board:
-            http_port = free_port(socket.SOCK_STREAM)
-            board.boot(serving_env(http_port, free_port(socket.SOCK_DGRAM)))
-            try:
-                board.wait_listening(http_port, timeout=30)
-                result["reserved"] = reserved = reserved_bytes(board.read_log())
-                gives = _HEAPSIZE_GIVES.search(board.read_log())
-                result["gc_heap_bytes"] = int(gives.group(1)) if gives else None
-                status = get_status(http_port)
-                result["boot"] = figures = _memory_figures(status, reserved)
-                result["stage"] = "booted"
-                say(
-                    "  booted: heap in use %d, free %d bytes"
-                    % (figures["mem_alloc"], figures["mem_free"])
-                )
-                asyncio.run(
-                    asyncio.wait_for(
-                        _scenario(board, http_port, moves, cooldown_s, result, say, seed),
-                        timeout=60 + moves * 0.5,
-                    )
-                )
-            except (
-                RunFailed,
-                VirtualBoardError,
-                OSError,
-                asyncio.TimeoutError,
-                TimeoutError,
-            ) as err:
-                result["error"] = "%s: %s" % (type(err).__name__, err)
-            except Exception as err:  # websockets' own errors: the board refused or dropped us
-                result["error"] = "%s: %s" % (type(err).__name__, err)
-            log = board.read_log()
-            alive = board.process is not None and board.process.poll() is None
-    except VirtualBoardError as err:  # the board did not even start
-        result["error"] = "%s: %s" % (type(err).__name__, err)
-        alive = False
+        try:
+            board.boot()
+            result["reserved"] = board.reserved
+            result["gc_heap_bytes"] = board.gc_heap_bytes
+            result["boot"] = figures = board.status()
+            result["stage"] = "booted"
+            say(
+                "  booted: heap in use %d, free %d bytes"
+                % (figures["mem_alloc"], figures["mem_free"])
+            )
+            asyncio.run(
+                asyncio.wait_for(_scenario(board, moves, result, say, seed), 60 + moves * 0.5)
+            )
+        except Exception as err:  # RunFailed, VirtualBoardError, OSError, a timeout, and
+            # websockets' own errors (the board refused or dropped us): the run failed
+            result["error"] = "%s: %s" % (type(err).__name__, err)
+        log = board.read_log()
+        alive = board.alive()
     finally:
+        board.stop()
         shutil.rmtree(work, ignore_errors=True)
     result["alive"] = alive
-    result["memory_error"] = "MemoryError" in log
-    result["memory_errors"] = [line for line in log.splitlines() if "MemoryError" in line][-5:]
-    result["traceback"] = "Traceback" in log
+    result.update(log_checks(log))
     result["boot_log"] = [
         line for line in log.splitlines() if line.startswith(("mem", "code", "vboard"))
     ]
@@ -491,19 +220,6 @@ def run_once(
         and result["moves"] >= moves
     )
     return result
-
-
-def gateway_heap(log, reserved=0):
-    """[(event, heap in use)] of the gateway's log lines up to the first match: the game
-    ready, then each client joining, so the differences are the cost of each client."""
-    rows = []
-    for line in log.splitlines():
-        if line.startswith("game: match "):
-            break
-        found = _GATEWAY_HEAP.match(line)
-        if found:
-            rows.append((found.group(1), int(found.group(2)) - reserved))
-    return rows
 
 
 def describe(result):

@@ -4,20 +4,21 @@
     python tools/soak.py --minutes 3 --layout filesystem
     python tools/soak.py --matches 4            # the short form (host_tests/test_soak.py)
 
-The board image (tools/build_image.py) is copied to a virtual board's flash (and, for the
-ROMFS layout, its code into a ROMFS image at /rom) and booted as a reset would
-(tools/virtual_board.py) at the layout's heap: with the 32-bit unix port named by $MICROPY32
-(the board's word size) the budgets of docs/memory.md in true bytes, HEAPS_32; otherwise the
-64-bit port at HEAPS_64 (K words, 32-bit-equivalent). The bot runner (tools/bot_runner.py) then
-plays matches with 2 players and 4 observers, alternating a quiet match and a chaotic one:
-p1 and three observers leave and rejoin, drop and reconnect, flood and stall at random, and
-junk connections come and go (seeded: --seed gives the same choices). p2 and obs1 stay
-honest: p2's intent -> view latency is compared between the quiet and the chaotic matches.
+The board image (tools/build_image.py) is copied to a virtual board's flash (and, for the ROMFS
+layout, its code into a ROMFS image at /rom) and booted as a reset would (tools/board_run.py,
+the harness make mem and make stress use too) at the layout's heap: with the 32-bit unix port
+named by $MICROPY32 (the board's word size) the budgets of docs/memory.md in true bytes (plus
+JUNK_ROOM); otherwise the 64-bit port at its budgets (K words, 32-bit-equivalent). The bot
+runner (tools/bot_runner.py) then plays matches with 2 players and 4 observers, alternating a
+quiet match and a chaotic one: p1 and three observers leave and rejoin, drop and reconnect,
+flood and stall at random, and junk connections come and go (seeded: --seed gives the same
+choices). p2 and obs1 stay honest: p2's intent -> view latency is compared between the quiet
+and the chaotic matches.
 
-Read back from the board's log: every `game: match N starts`, and the heap report the
-firmware writes when a match ends (`mem: match N finished (heap used U, free F)`, then
-micropython.mem_info(): the largest free block). Heap figures are the board's own bytes
-(after a collection), less what the virtual board pinned outside the firmware's heap.
+Read back from the board's log (board_run.match_heaps): every `game: match N starts`, and
+the heap report the firmware writes when a match ends (`mem: match N finished (heap used U,
+free F)`, then micropython.mem_info(): the largest free block). Heap figures are the board's
+own bytes (after a collection), less what the virtual board pinned outside the firmware's heap.
 
 Asserted (both forms): the process never exits, no MemoryError and no traceback in its log,
 every match that started ended with a result (win, draw or forfeit), and the heap in use after
@@ -32,31 +33,28 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import shutil
-import socket
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import build_image
-import mem_budget
+from board_run import (
+    RUN_SETTINGS,
+    BoardRun,
+    budget_heap,
+    log_checks,
+    match_heaps,
+    prepare_image,
+    resolve_binary,
+)
 from bot_runner import BEHAVIOURS, RunFailed, run_bots
 from hostenv import (
-    BUDGET_FS,
-    BUDGET_FS_64,
-    BUDGET_ROMFS,
-    BUDGET_ROMFS_64,
     BUILD,
-    LOOPBACK,
-    find_micropython,
-    free_port,
-    locate_micropython32,
-    serving_env,
-    word_bits,
+    BinaryError,
 )
-from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes
+from virtual_board import VirtualBoardError
 
 # The heap the board has for each layout: the memory budgets (tools/hostenv.py,
 # docs/memory.md), true bytes on the 32-bit port, K words on the 64-bit one. On the 32-bit
@@ -69,11 +67,6 @@ from virtual_board import VirtualBoard, VirtualBoardError, reserved_bytes
 # smaller; it is 88K, the goal, since "A slow phone's rest": a 98K soak heap (the short soak of
 # host_tests/test_soak.py passed there, in a fresh clone's make test).
 JUNK_ROOM = 10 * 1024
-HEAPS_32 = {"filesystem": str(BUDGET_FS + JUNK_ROOM), "romfs": str(BUDGET_ROMFS + JUNK_ROOM)}
-HEAPS_64 = {"filesystem": BUDGET_FS_64, "romfs": BUDGET_ROMFS_64}
-# The run's settings: the board's defaults (classic 15x15 maze, 4 observers, 20 s idle
-# timeout, 30 s grace) but the shortest cooldown and a short countdown, as tools/mem_budget.py.
-SETTINGS = {"cooldown_ms": 100, "countdown_ms": 300}
 # Growth of the heap in use after a quiet match, first to last, that passes (bytes of the
 # port). Measured: the quiet figures of a run stay within a few hundred bytes
 # (docs/performance.md, "Soak").
@@ -83,52 +76,11 @@ DEFAULT_MINUTES = 15.0
 HONEST_PLAYER = "p2"
 BOARD_LOG = BUILD / "soak-board.log"
 
-_STARTS = re.compile(r"^game: match (\d+) starts", re.M)
-_FINISHED = re.compile(r"^mem: match (\d+) finished \(heap used (\d+), free (\d+)\)")
-_MAX_FREE = re.compile(r"max free sz: (\d+)")
-
-
-def pick_binary():
-    """(binary, word bits): the 32-bit unix port when there is one ($MICROPY32, as make mem),
-    else the project's 64-bit one."""
-    binary, _why = locate_micropython32()
-    binary = binary or find_micropython()
-    if binary is None:
-        raise VirtualBoardError("micropython (unix port) not found: run `make venv`")
-    return binary, word_bits(binary)
-
 
 def default_heap(layout, bits):
-    return (HEAPS_32 if bits == 32 else HEAPS_64)[layout]
-
-
-def deploy(image, flash, romfs=False):
-    """The image's files in the flash folder (without the code folders for ROMFS), and the
-    run's settings: mem_budget's deploy with the soak's settings."""
-    mem_budget.deploy(image, flash, SETTINGS, romfs=romfs)
-
-
-def parse_log(log, bits):
-    """Matches started, and per finished match: heap in use, free, largest free block (bytes),
-    read from the board's log; `reserved` (the virtual board's pinned bytes) taken off."""
-    reserved = reserved_bytes(log)
-    block = 16 if bits == 32 else 32  # the GC's block: mem_info counts blocks
-    started = sorted({int(n) for n in _STARTS.findall(log)})
-    finished = {}
-    lines = log.splitlines()
-    for k, line in enumerate(lines):
-        found = _FINISHED.match(line)
-        if not found:
-            continue
-        n, used, free = (int(x) for x in found.groups())
-        largest = None
-        for after in lines[k + 1 : k + 6]:  # mem_info's lines follow at once
-            blocks = _MAX_FREE.search(after)
-            if blocks:
-                largest = int(blocks.group(1)) * block
-                break
-        finished[n] = {"used": used - reserved, "free": free, "largest_free": largest}
-    return started, finished
+    """The layout's budget heap (board_run.budget_heap), JUNK_ROOM more on the 32-bit port."""
+    budget = budget_heap(bits, layout == "romfs")
+    return str(budget + JUNK_ROOM) if bits == 32 else budget
 
 
 def heap_figures(finished, quiet):
@@ -165,7 +117,8 @@ def soak(
 ):
     """One soak run; returns the report (a dict: "failures" lists what was not met). The
     board's whole log is written to log_path when given."""
-    binary, bits = pick_binary()
+    binary = resolve_binary(say=lambda *a: None)
+    bits = binary.word_bits
     heap = heap or default_heap(layout, bits)
     if minutes is None and matches is None:
         minutes = DEFAULT_MINUTES
@@ -173,9 +126,9 @@ def soak(
         "layout": layout,
         "heap_spec": heap,
         "word_bits": bits,
-        "binary": binary,
+        "binary": binary.path,
         "seed": seed,
-        "settings": SETTINGS,
+        "settings": RUN_SETTINGS,
         "failures": [],
     }
     say(
@@ -185,26 +138,19 @@ def soak(
     work = Path(tempfile.mkdtemp(prefix="soak-"))
     started_at = time.monotonic()
     try:
-        image = work / "image"
-        build_image.build(image, log=lambda *a: None)
-        romfs = build_image.build_romfs(image, work / "image.romfs") if layout == "romfs" else None
-        deploy(image, work / "flash", romfs=bool(romfs))
-        with VirtualBoard(work / "flash", heapsize=heap, micropython=binary, romfs=romfs) as vb:
-            http_port = free_port(socket.SOCK_STREAM)
-            vb.boot(serving_env(http_port, free_port(socket.SOCK_DGRAM)))
-            vb.wait_listening(http_port, timeout=30)
-            url = "ws://%s:%d/ws" % (LOOPBACK, http_port)
+        image, romfs = prepare_image(work, layout)
+        with BoardRun(image, work / "flash", heap, binary, romfs=romfs) as board:
 
             def guard():
-                if vb.process.poll() is not None:
-                    raise RunFailed("the board process ended (%s)" % vb.process.returncode)
-                if "MemoryError" in vb.read_log():
+                if not board.alive():
+                    raise RunFailed("the board process ended (%s)" % board.process.returncode)
+                if "MemoryError" in board.read_log():
                     raise RunFailed("MemoryError in the board log")
 
             try:
                 figures = asyncio.run(
                     run_bots(
-                        url,
+                        board.url,
                         players=2,
                         observers=4,
                         matches=matches,
@@ -218,8 +164,8 @@ def soak(
             except (RunFailed, VirtualBoardError, OSError, asyncio.TimeoutError) as err:
                 report["failures"].append("run: %s: %s" % (type(err).__name__, err))
                 figures = None
-            log = vb.read_log()
-            alive = vb.process is not None and vb.process.poll() is None
+            log = board.read_log()
+            alive = board.alive()
         report["log_tail"] = log.splitlines()[-20:]
         if log_path is not None:
             Path(log_path).parent.mkdir(parents=True, exist_ok=True)
@@ -228,9 +174,10 @@ def soak(
         shutil.rmtree(work, ignore_errors=True)
     report["minutes"] = round((time.monotonic() - started_at) / 60, 2)
     report["alive"] = alive
-    report["memory_error"] = "MemoryError" in log
-    report["traceback"] = "Traceback" in log
-    started, finished = parse_log(log, bits)
+    checks = log_checks(log)
+    report["memory_error"] = checks["memory_error"]
+    report["traceback"] = checks["traceback"]
+    started, finished = match_heaps(log, bits)
     report["matches_started"] = len(started)
     report["matches_finished"] = len(finished)
     report["heap_after_match"] = {str(n): finished[n] for n in sorted(finished)}
@@ -369,7 +316,7 @@ def main(argv=None):
         report = soak(
             args.minutes, args.matches, args.layout, args.heap, args.seed, log_path=BOARD_LOG
         )
-    except (VirtualBoardError, build_image.BuildError) as err:
+    except (VirtualBoardError, BinaryError, build_image.BuildError) as err:
         print("soak: error: %s" % err, file=sys.stderr)
         return 2
     ratio = report.get("latency_ratio")

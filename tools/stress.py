@@ -5,10 +5,11 @@ board heaps, with a valid player playing throughout (docs/performance.md, "Robus
     python tools/stress.py --only 64-romfs     # one board (labels: CONFIGS)
     python tools/stress.py --quick             # shorter phases, smaller floods
 
-The board image (tools/build_image.py) boots on a virtual board (tools/virtual_board.py, as
-tools/soak.py does it) for each board of CONFIGS: the 32-bit unix port ($MICROPY32,
-hostenv.locate_micropython32) at make mem's budgets (hostenv.BUDGET_FS, BUDGET_ROMFS: a
-board's bytes), and the 64-bit port at 84wK / 64wK (hostenv.BUDGET_*_64) as a second figure.
+The board image (tools/build_image.py) boots on a virtual board (tools/board_run.py, the
+harness make mem and make soak use too) for each board of CONFIGS: the 32-bit unix port
+($MICROPY32, hostenv.locate_micropython32) at make mem's budgets (hostenv.BUDGET_FS,
+BUDGET_ROMFS: a board's bytes), and the 64-bit port at 84wK / 64wK (hostenv.BUDGET_*_64) as a
+second figure.
 Two honest bots (tools/bot_runner.py) play matches throughout: p1, the valid player, from
 127.0.0.2, and p2 from 127.0.0.3. Every hostile client runs in a child process of this
 script (`--attack NAME`), so its own CPU does not slow the valid player's client, and connects
@@ -36,7 +37,6 @@ correctness check failed (caps exceeded, the valid player not answered); speed i
 
 import argparse
 import asyncio
-import base64
 import json
 import os
 import random
@@ -52,31 +52,33 @@ from pathlib import Path
 import websockets
 
 import build_image
+from board_run import BoardRun, budget_heap, prepare_image
 from bot_runner import RATE_PER_S, BotRunner, percentile
 from hostenv import (
-    BUDGET_FS,
-    BUDGET_FS_64,
-    BUDGET_ROMFS,
-    BUDGET_ROMFS_64,
     BUILD,
     LOOPBACK,
     find_micropython,
-    free_port,
     locate_micropython32,
-    serving_env,
     word_bits,
 )
-from raw_ws import masked, server_frames
-from soak import deploy
-from virtual_board import VirtualBoard, VirtualBoardError
+from raw_ws import (
+    close_code,
+    close_reason,
+    masked,
+    open_async,
+    send_upgrade,
+    server_frames,
+    upgrade,
+)
+from virtual_board import VirtualBoardError
 from ws_game_client import WsGameClient
 
 # (label, word size, layout, heap): the board heaps (tools/hostenv.py, docs/memory.md).
 CONFIGS = (
-    ("32-fs", 32, "filesystem", str(BUDGET_FS)),
-    ("32-romfs", 32, "romfs", str(BUDGET_ROMFS)),
-    ("64-fs", 64, "filesystem", BUDGET_FS_64),
-    ("64-romfs", 64, "romfs", BUDGET_ROMFS_64),
+    ("32-fs", 32, "filesystem", str(budget_heap(32, False))),
+    ("32-romfs", 32, "romfs", str(budget_heap(32, True))),
+    ("64-fs", 64, "filesystem", budget_heap(64, False)),
+    ("64-romfs", 64, "romfs", budget_heap(64, True)),
 )
 # The board's caps with the default settings (docs/protocol.md, "Connection and limits"):
 # 2 players + 4 observers + 2 spare game sockets, and 4 more connections for HTTP.
@@ -108,14 +110,6 @@ HTTP_PROBE = b"GET /favicon.ico HTTP/1.0\r\nHost: 127.0.0.1:%d\r\n\r\n"
 
 
 # ==== pure helpers (tested by host_tests/test_stress.py) =========================================
-
-
-def close_code(frames):
-    """The code of the first close frame among frames, 1005 for one without a code, or None."""
-    for opcode, payload in frames:
-        if opcode == 8:
-            return struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005
-    return None
 
 
 def http_status(head):
@@ -211,12 +205,6 @@ def _r(value):
 # ==== attacks (run in a child process: --attack NAME) ============================================
 
 
-async def _open(host, port, source, timeout=10.0):
-    return await asyncio.wait_for(
-        asyncio.open_connection(host, port, local_addr=(source, 0)), timeout
-    )
-
-
 def _sources(block, count):
     """count loopback addresses 127.0.<block + k // 200>.<1 + k % 200>."""
     return ["127.0.%d.%d" % (block + k // 200, 1 + k % 200) for k in range(count)]
@@ -246,7 +234,7 @@ async def _held(host, port, source, payload, hold_s):
     """One connection that sends payload (maybe nothing) and holds: how it ended."""
     begun = time.monotonic()
     try:
-        reader, writer = await _open(host, port, source, hold_s)
+        reader, writer = await open_async(host, port, source, hold_s)
     except asyncio.TimeoutError:  # the listen backlog is full: the SYN waits to be resent
         return "not_connected", None
     except OSError:
@@ -290,30 +278,19 @@ def _times(rows):
     return {"p50": _r(percentile(times, 50)), "max": _r(times[-1] if times else None)}
 
 
-def _handshake(port):
-    key = base64.b64encode(os.urandom(16))
-    return (
-        b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-        b"Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        % (port, key)
-    )
-
-
 async def _upgraded(host, port, source, hold_s, ping_every=None, counts=None):
     """An upgrade that never joins (pinging every ping_every s, if given): how it ended."""
     begun = time.monotonic()
     writer = None
     try:
-        reader, writer = await _open(host, port, source, hold_s)
+        reader, writer = await open_async(host, port, source, hold_s)
     except asyncio.TimeoutError:
         return "not_connected", None
     except OSError:
         return "connect_failed", None
     try:
-        writer.write(_handshake(port))
-        await writer.drain()
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), hold_s)
+            head = await send_upgrade(reader, writer, host, port, hold_s)
         except asyncio.TimeoutError:
             return "unanswered_held", None
         except (asyncio.IncompleteReadError, OSError) as err:
@@ -499,18 +476,11 @@ async def attack_flood(host, port, rate, seconds):
 async def attack_stall(host, port, seconds):
     """A joined observer with a 4 KB receive buffer that stops reading for `seconds`, then
     reads what is there: the close code, if the board closed it."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.bind(("127.0.80.1", 0))
-    sock.settimeout(10)
-    sock.connect((host, port))
-    sock.sendall(_handshake(port))
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = sock.recv(1)
-        if not chunk:
-            return {"joined": False}
-        head += chunk
+    rcvbuf = (socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock, head = upgrade(port, "127.0.80.1", timeout=10, options=(rcvbuf,), host=host)
+    if b"\r\n\r\n" not in head:
+        sock.close()
+        return {"joined": False}
     sock.sendall(masked(1, b'{"t":"join","role":"watch"}'))
     await asyncio.sleep(seconds)  # not reading
     sock.settimeout(0.5)
@@ -528,14 +498,14 @@ async def attack_stall(host, port, seconds):
     except (TimeoutError, OSError):
         pass
     sock.close()
-    reason = next((p[2:].decode(errors="replace") for op, p in frames if op == 8), None)
+    reason = close_reason(frames)
     return {"joined": http_status(head) == 101, "seconds": seconds, "read": len(data),
             "close": code, "reason": reason}  # fmt: skip
 
 
 async def _conn_one(host, port, source):
     try:
-        reader, writer = await _open(host, port, source, 5)
+        reader, writer = await open_async(host, port, source, 5)
     except (OSError, asyncio.TimeoutError):
         return False
     try:
@@ -707,7 +677,7 @@ class StatusSampler:
 
     async def once(self, timeout=5.0):
         try:
-            reader, writer = await _open(LOOPBACK, self.port, STATUS_SOURCE, timeout)
+            reader, writer = await open_async(LOOPBACK, self.port, STATUS_SOURCE, timeout)
         except (OSError, asyncio.TimeoutError):
             return None
         try:
@@ -768,37 +738,25 @@ class Board:
         self.binary = binary
         self.layout = layout
         self.heap = heap
-        self.vb = None
+        self.run = None  # board_run.BoardRun
         self.runner = None
         self.boots = 0
 
     def boot(self):
-        image = self.work / "image"
-        if not image.exists():
-            build_image.build(image, log=lambda *a: None)
-        romfs = None
-        if self.layout == "romfs":
-            romfs = self.work / "image.romfs"
-            if not romfs.exists():
-                build_image.build_romfs(image, romfs)
+        """The image (built once into work/) on a fresh flash folder, booted and listening."""
+        image, romfs = prepare_image(self.work, self.layout)
         flash = self.work / ("flash%d" % self.boots)
-        deploy(image, flash, romfs=bool(romfs))
-        self.vb = VirtualBoard(flash, heapsize=self.heap, micropython=self.binary, romfs=romfs)
-        self.vb.start()
-        self.http_port = free_port(socket.SOCK_STREAM)
-        self.dns_port = free_port(socket.SOCK_DGRAM)
-        self.vb.boot(serving_env(self.http_port, self.dns_port))
-        self.vb.wait_listening(self.http_port, timeout=30)
+        self.run = BoardRun(image, flash, self.heap, self.binary, romfs=romfs).boot()
         self.boots += 1
-        self.url = "ws://%s:%d/ws" % (LOOPBACK, self.http_port)
-        self.target = "%s:%d:%d" % (LOOPBACK, self.http_port, self.dns_port)
+        self.http_port = self.run.http_port
+        self.url = self.run.url
+        self.target = self.run.target
 
     def alive(self):
-        process = self.vb.process if self.vb is not None else None
-        return process is not None and process.poll() is None
+        return self.run is not None and self.run.alive()
 
     def log(self):
-        return self.vb.read_log() if self.vb else ""
+        return self.run.read_log() if self.run is not None else ""
 
     async def start_players(self):
         self.runner = Runner(self.url, players=2, observers=0, rng_seed=7)
@@ -815,9 +773,9 @@ class Board:
         if self.runner is not None:
             await self.runner.close()
             self.runner = None
-        if self.vb is not None:
-            self.vb.stop()
-            self.vb = None
+        if self.run is not None:
+            self.run.stop()
+            self.run = None
 
 
 async def newcomer_joins(url, tries=20):

@@ -38,7 +38,7 @@ The heap of a booted board is the board's: what a real board keeps outside its P
 is loaded by a prologue before boot.py into a heap enlarged for it, and pinned; the rest is
 padded so that the firmware gets exactly the GC heap `heapsize` alone gives. The log's first
 line says what was reserved ("vboard: ...; reserved N; Python heap H (heapsize gives H)"), and
-mem_budget subtracts N from every "in use" figure. Two things are reserved:
+tools/board_run.py subtracts N from every "in use" figure. Two things are reserved:
 - the stand-ins of the built-in `network` and `machine` modules (on a board, firmware code that
   takes no heap), imported before boot.py;
 - a ROMFS partition (`VirtualBoard(..., romfs="build/image.romfs")`, `--romfs`): the image is

@@ -4,9 +4,9 @@
 # merged view per complete view. Waiters poll what the reader collected.
 #
 # One implementation for every host-side client: the tests' scripted phones
-# (tools/game_client.py), the memory budget run (tools/mem_budget.py) and the latency bench
-# (tools/latency_bench.py). They add their own bookkeeping through the hooks below, never by
-# replacing the reader:
+# (tools/game_client.py), the bots (tools/bot_runner.py: make mem, make soak, make stress) and
+# the latency bench (tools/latency_bench.py). They add their own bookkeeping through the hooks
+# below, never by replacing the reader:
 #   on_text(text)         every text frame as received, before it is parsed
 #   on_message(msg)       every parsed message, before it is routed
 #   view_complete(parts)  the records of each complete view; by default merged into self.view

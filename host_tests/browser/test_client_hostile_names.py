@@ -4,7 +4,7 @@
 # spectators keep their one socket, with no "Could not decode a text frame" and no reconnect.
 import pytest
 
-from raw_ws import server_frames, upgrade
+from raw_ws import masked, server_frames, upgrade
 
 pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
 
@@ -17,7 +17,7 @@ def _raw_join(port, payload, done):
     closed the socket)."""
     sock, head = upgrade(port)
     assert head.startswith(b"HTTP/1.1 101"), head
-    sock.sendall(bytes((0x81, 0x80 | len(payload))) + b"\0\0\0\0" + payload)
+    sock.sendall(masked(1, payload))
     sock.settimeout(HANG_S)
     data = b""
     while True:

@@ -2,7 +2,7 @@
 # through it (the Host header is rewritten to the board's, whose portal redirects foreign
 # hosts), so its WebSocket runs through it too. The test can then do to the game's socket what
 # a phone's Wi-Fi does: cut it dead (a TCP reset both ways), or lose, hold back and reorder
-# whole WebSocket frames in either direction.
+# whole WebSocket frames in either direction. Frames are read and written by tools/raw_ws.py.
 #
 #   proxy = WsProxy(board.http_port)          # proxy.url is what the page opens
 #   proxy.down = lambda text: [text]          # server -> page: frames to forward instead
@@ -15,63 +15,7 @@ import socket
 import struct
 import threading
 
-
-class _Eof(Exception):
-    """The sending side closed its connection in an orderly way (FIN)."""
-
-
-def _recv_exact(sock, n, buf):
-    while len(buf) < n:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise _Eof()
-        buf += chunk
-    data = bytes(buf[:n])
-    del buf[:n]
-    return data
-
-
-def _read_head(sock, buf):
-    """Bytes up to and including the blank line that ends an HTTP head."""
-    while b"\r\n\r\n" not in buf:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise _Eof()
-        buf += chunk
-    end = buf.index(b"\r\n\r\n") + 4
-    head = bytes(buf[:end])
-    del buf[:end]
-    return head
-
-
-def _read_frame(sock, buf):
-    """One WebSocket frame: (raw bytes, opcode, unmasked payload)."""
-    head = _recv_exact(sock, 2, buf)
-    n = head[1] & 0x7F
-    ext = b""
-    if n == 126:
-        ext = _recv_exact(sock, 2, buf)
-        n = struct.unpack(">H", ext)[0]
-    elif n == 127:
-        ext = _recv_exact(sock, 8, buf)
-        n = struct.unpack(">Q", ext)[0]
-    mask = _recv_exact(sock, 4, buf) if head[1] & 0x80 else b""
-    payload = _recv_exact(sock, n, buf)
-    data = bytes(b ^ mask[i & 3] for i, b in enumerate(payload)) if mask else payload
-    return head + ext + mask + payload, head[0] & 0x0F, data
-
-
-def _text_frame(text, masked):
-    """A final text frame for text (masked with a zero key when going to the server)."""
-    data = text.encode()
-    n = len(data)
-    head = bytes((0x81,))
-    flag = 0x80 if masked else 0
-    if n < 126:
-        head += bytes((flag | n,))
-    else:
-        head += bytes((flag | 126,)) + struct.pack(">H", n)
-    return head + (b"\0\0\0\0" if masked else b"") + data
+from raw_ws import Eof, frame, read_frame, read_head
 
 
 class Link:
@@ -93,7 +37,7 @@ class Link:
         src, dest = (self.client, self.server) if up else (self.server, self.client)
         buf = bytearray()
         try:
-            head = _read_head(src, buf)
+            head = read_head(src, buf)
             if up:  # the request: the board must see its own Host
                 self.websocket = head.startswith(b"GET /ws")
                 head = head.replace(self.proxy.host_in, self.proxy.host_out)
@@ -107,14 +51,14 @@ class Link:
                 while True:
                     chunk = src.recv(65536)
                     if not chunk:
-                        raise _Eof()
+                        raise Eof()
                     dest.sendall(self._host(chunk, up))
             while True:
-                raw, opcode, data = _read_frame(src, buf)
+                raw, opcode, data = read_frame(src, buf)
                 self._forward(
                     raw, opcode, data, self.proxy.up if up else self.proxy.down, dest, up
                 )
-        except _Eof:
+        except Eof:
             if self.stalled and not up:
                 self._close(self.server)  # the board gave up; the page must find out alone
                 return
@@ -144,7 +88,7 @@ class Link:
             dest.sendall(raw)
             return
         for text in edit(data.decode()):
-            dest.sendall(_text_frame(text, masked))
+            dest.sendall(frame(1, text.encode(), mask=masked))
 
     def kill(self):
         """Close both sides at once with a reset (SO_LINGER 0): a dropped connection."""

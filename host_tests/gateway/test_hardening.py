@@ -13,7 +13,7 @@ import time
 from waits import until, until_async
 
 from game_client import GameClient, both_ready, close_all, run, two_players_and_observer
-from raw_ws import upgrade
+from raw_ws import close_code, close_reason, frame, server_frames, upgrade
 
 PLAYER_SOURCE = "127.0.0.2"
 
@@ -32,17 +32,6 @@ def _upgrade(port, source="127.0.0.1"):
     return sock, head.split(b"\r\n", 1)[0]
 
 
-def _frame(opcode, payload, fin=True):
-    """A masked client frame (mask of zeros, so the payload goes as is)."""
-    head = bytes((opcode | (0x80 if fin else 0),))
-    n = len(payload)
-    if n < 126:
-        head += bytes((0x80 | n,))
-    else:
-        head += bytes((0x80 | 126,)) + struct.pack("!H", n)
-    return head + b"\0\0\0\0" + payload
-
-
 def _close_of(sock, timeout=10):
     """(close code, reason) of the server's close frame, reading everything before it."""
     sock.settimeout(timeout)
@@ -55,21 +44,9 @@ def _close_of(sock, timeout=10):
         if not chunk:
             break
         data += chunk
-    # walk the frames: the close frame is the last one
-    at = 0
-    close = None
-    while at + 2 <= len(data):
-        opcode = data[at] & 0x0F
-        n = data[at + 1] & 0x7F
-        head = 2
-        if n == 126:
-            n = struct.unpack("!H", data[at + 2 : at + 4])[0]
-            head = 4
-        payload = data[at + head : at + head + n]
-        if opcode == 8:
-            close = (struct.unpack("!H", payload[:2])[0], payload[2:].decode())
-        at += head + n
-    return close
+    frames, _rest = server_frames(data, strict=False)
+    code = close_code(frames)
+    return None if code is None else (code, close_reason(frames))
 
 
 RETRY_S = 0.3  # a phone's pace of asking again (a cost: faster only adds to a flood)
@@ -140,21 +117,21 @@ async def _valid_player(url, name="valid", retry=False):
 def test_framing_violations_close_with_the_right_code(game_board):
     port = game_board.board.http_port
     cases = (
-        (_frame(9, b"x" * 126), 1002),  # a control frame over 125 bytes
-        (_frame(9, b"ping", fin=False), 1002),  # a fragmented control frame
-        (_frame(3, b"x"), 1002),  # a reserved data opcode
-        (_frame(8, b"\x03"), 1002),  # a close frame with a 1-byte payload
-        (_frame(8, struct.pack("!H", 999)), 1002),  # close codes no peer may send
-        (_frame(8, struct.pack("!H", 1005)), 1002),
-        (_frame(8, struct.pack("!H", 1006)), 1002),
-        (_frame(8, struct.pack("!H", 1015)), 1002),
-        (_frame(8, struct.pack("!H", 2000)), 1002),
-        (_frame(8, struct.pack("!H", 1000) + b"\xc0\xaf"), 1007),  # reason not UTF-8
-        (_frame(1, b'{"t":"join","role":"watch","name":"\xc0\xaf"}'), 1007),  # overlong
-        (_frame(1, b'{"t":"join","role":"watch","name":"\xed\xa0\x80"}'), 1007),  # CESU
-        (_frame(1, b'{"t":"ping","c":1}\xf4\x90\x80\x80'), 1007),  # above U+10FFFF
-        (_frame(8, struct.pack("!H", 4321)), 4321),  # a valid private code is echoed
-        (_frame(8, struct.pack("!H", 1001)), 1001),
+        (frame(9, b"x" * 126), 1002),  # a control frame over 125 bytes
+        (frame(9, b"ping", fin=False), 1002),  # a fragmented control frame
+        (frame(3, b"x"), 1002),  # a reserved data opcode
+        (frame(8, b"\x03"), 1002),  # a close frame with a 1-byte payload
+        (frame(8, struct.pack("!H", 999)), 1002),  # close codes no peer may send
+        (frame(8, struct.pack("!H", 1005)), 1002),
+        (frame(8, struct.pack("!H", 1006)), 1002),
+        (frame(8, struct.pack("!H", 1015)), 1002),
+        (frame(8, struct.pack("!H", 2000)), 1002),
+        (frame(8, struct.pack("!H", 1000) + b"\xc0\xaf"), 1007),  # reason not UTF-8
+        (frame(1, b'{"t":"join","role":"watch","name":"\xc0\xaf"}'), 1007),  # overlong
+        (frame(1, b'{"t":"join","role":"watch","name":"\xed\xa0\x80"}'), 1007),  # CESU
+        (frame(1, b'{"t":"ping","c":1}\xf4\x90\x80\x80'), 1007),  # above U+10FFFF
+        (frame(8, struct.pack("!H", 4321)), 4321),  # a valid private code is echoed
+        (frame(8, struct.pack("!H", 1001)), 1001),
     )
     for data, expected in cases:
         sock, status = _upgrade(port)
@@ -175,7 +152,7 @@ def test_a_half_sent_frame_is_closed_within_its_deadline(board_factory):
     board = board_factory(idle_timeout_ms=20000)  # the default idle timeout
     sock, status = _upgrade(board.board.http_port)
     assert status.startswith(b"HTTP/1.1 101")
-    sock.sendall(_frame(1, b'{"t":"join","role":"watch"}'))
+    sock.sendall(frame(1, b'{"t":"join","role":"watch"}'))
     sock.sendall(b"\x81\x90\0\0\0\0" + b'{"t":')  # 16 bytes announced, 5 sent
     close = _close_of(sock, timeout=15)  # FRAME_MS is 3 s; idle would take 20 s
     sock.close()
@@ -194,7 +171,7 @@ def test_a_socket_that_never_joins_is_closed(game_board):
         try:
             chunk = sock.recv(4096)
         except TimeoutError:
-            sock.sendall(_frame(1, b'{"t":"ping","c":1}'))
+            sock.sendall(frame(1, b'{"t":"ping","c":1}'))
             continue
         if not chunk:
             break

@@ -1,8 +1,5 @@
 # Seats across connections: reconnect with the token, wrong tokens, stale sockets, idle drop.
 import asyncio
-import base64
-import json
-import os
 import socket
 import struct
 import time
@@ -18,6 +15,7 @@ from game_client import (
     run,
     two_players_and_observer,
 )
+from raw_ws import RawClient
 
 pytestmark = [pytest.mark.upy, pytest.mark.slow]
 
@@ -180,68 +178,6 @@ def test_stale_socket_traffic_is_ignored(game_board):
         stale.sock.close()
 
     run(scenario())
-
-
-class RawClient:
-    """A minimal blocking WebSocket client over a plain socket (masked frames, key 0)."""
-
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            (
-                "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-                "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n" % (port, key)
-            ).encode()
-        )
-        head = b""
-        while b"\r\n\r\n" not in head:
-            head += self.sock.recv(1)
-        assert head.startswith(b"HTTP/1.1 101"), head
-
-    def send(self, obj):
-        data = json.dumps(obj).encode()
-        assert len(data) < 126
-        self.sock.sendall(bytes((0x81, 0x80 | len(data))) + b"\0\0\0\0" + data)
-
-    def frame(self):
-        """(opcode, payload) of the next server frame, or (None, b"") at the end."""
-        head = self._exactly(2)
-        if head is None:
-            return None, b""
-        n = head[1] & 0x7F
-        if n == 126:
-            n = struct.unpack("!H", self._exactly(2))[0]
-        return head[0] & 0x0F, self._exactly(n) or b""
-
-    def until(self, t):
-        while True:
-            opcode, payload = self.frame()
-            assert opcode == 1, (opcode, payload)
-            msg = json.loads(payload)
-            if msg["t"] == t:
-                return msg
-
-    def close_code(self):
-        try:
-            while True:
-                opcode, payload = self.frame()
-                if opcode is None:
-                    return None
-                if opcode == 8:
-                    return struct.unpack("!H", payload[:2])[0]
-        except ConnectionResetError:
-            return None
-
-    def _exactly(self, n):
-        data = b""
-        while len(data) < n:
-            chunk = self.sock.recv(n - len(data))
-            if not chunk:
-                return None
-            data += chunk
-        return data
 
 
 def test_idle_clients_are_dropped_and_may_reconnect(game_board):

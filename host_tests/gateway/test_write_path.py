@@ -13,6 +13,7 @@ import random
 
 import pytest
 
+import raw_ws
 from game import rules
 from net import gateway as gateway_module
 from net.frames import frame, pieces
@@ -190,9 +191,7 @@ class World:
 
 
 def _framed(payload):
-    n = len(payload)
-    head = bytes((0x81, n)) if n < 126 else bytes((0x81, 126, n >> 8, n & 0xFF))
-    return head + payload
+    return raw_ws.frame(1, payload, mask=False)
 
 
 def _play(world, steps):

@@ -1,9 +1,11 @@
-# tools/mem_budget.py's heaps and bisection, without running a board: heaps in bytes of the binary
-# that runs (plain bytes to a 32-bit port, NwK kept for the 64-bit one), and a bisection that
-# starts at the budget (an unchanged image takes two runs) and still finds the smallest passing
-# heap, in 2 KB steps on 32-bit and 4wK on 64-bit, wherever it has moved.
+# tools/mem_budget.py's heaps (tools/board_run.py's) and bisection, without running a board:
+# heaps in bytes of the binary that runs (plain bytes to a 32-bit port, NwK kept for the 64-bit
+# one), and a bisection that starts at the budget (an unchanged image takes two runs) and still
+# finds the smallest passing heap, in 2 KB steps on 32-bit and 4wK on 64-bit, wherever it has
+# moved.
 import pytest
 
+import board_run
 import mem_budget
 from hostenv import BUDGET_FS, BUDGET_FS_64, BUDGET_ROMFS, Binary
 
@@ -12,21 +14,21 @@ BITS64 = Binary("/bin/micropython", 64, "MicroPython test 64")
 
 
 def test_heaps_are_bytes_of_the_binary():
-    assert mem_budget.heap_spec("88K", 32) == ("90112", 90112)
-    assert mem_budget.heap_spec("88wK", 32) == ("90112", 90112)  # w: 4-byte words
-    assert mem_budget.heap_spec(90112, 32) == ("90112", 90112)
-    assert mem_budget.heap_spec("90112", 32) == ("90112", 90112)
-    assert mem_budget.heap_spec("84wK", 64) == ("84wK", 172032)
-    assert mem_budget.heap_spec("92K", 64) == ("94208", 94208)
-    assert mem_budget.heap_label("94208", 94208) == "94,208 bytes (92K)"
-    assert mem_budget.heap_label("84wK", 172032) == "172,032 bytes (84wK)"
-    assert mem_budget.heap_label("90000", 90000) == "90,000 bytes"
+    assert board_run.heap_spec("88K", 32) == ("90112", 90112)
+    assert board_run.heap_spec("88wK", 32) == ("90112", 90112)  # w: 4-byte words
+    assert board_run.heap_spec(90112, 32) == ("90112", 90112)
+    assert board_run.heap_spec("90112", 32) == ("90112", 90112)
+    assert board_run.heap_spec("84wK", 64) == ("84wK", 172032)
+    assert board_run.heap_spec("92K", 64) == ("94208", 94208)
+    assert board_run.heap_label("94208", 94208) == "94,208 bytes (92K)"
+    assert board_run.heap_label("84wK", 172032) == "172,032 bytes (84wK)"
+    assert board_run.heap_label("90000", 90000) == "90,000 bytes"
 
 
 def test_budgets_and_json_names_follow_the_word_size():
-    assert mem_budget.budget_heap(32, romfs=False) == BUDGET_FS
-    assert mem_budget.budget_heap(32, romfs=True) == BUDGET_ROMFS
-    assert mem_budget.budget_heap(64, romfs=False) == BUDGET_FS_64
+    assert board_run.budget_heap(32, romfs=False) == BUDGET_FS
+    assert board_run.budget_heap(32, romfs=True) == BUDGET_ROMFS
+    assert board_run.budget_heap(64, romfs=False) == BUDGET_FS_64
     assert mem_budget.default_json(32, False).name == "mem.json"
     assert mem_budget.default_json(32, True).name == "mem-romfs.json"
     assert mem_budget.default_json(64, False).name == "mem-64.json"
@@ -40,7 +42,7 @@ def board_that_needs(monkeypatch):
 
     def use(needs):
         def run_once(image, heap, moves, say, romfs=None, binary=None):
-            spec, size = mem_budget.heap_spec(heap, binary.word_bits)
+            spec, size = board_run.heap_spec(heap, binary.word_bits)
             trials.append(spec)
             ok = size >= needs
             return {

@@ -19,6 +19,7 @@
 
 import pytest
 
+import board_run
 import build_image
 import mem_budget
 from hostenv import (
@@ -48,7 +49,7 @@ def _micropython(upy_binary):
 
 @pytest.fixture(scope="session")
 def binary64(upy_binary):
-    binary = mem_budget.resolve_binary(upy_binary, say=_quiet)
+    binary = board_run.resolve_binary(upy_binary, say=_quiet)
     assert binary.word_bits == 64, binary
     return binary
 
@@ -56,7 +57,7 @@ def binary64(upy_binary):
 @pytest.fixture(scope="session")
 def binary32(upy32_binary):
     """The 32-bit unix port (skipped with a loud warning without one: conftest.py)."""
-    binary = mem_budget.resolve_binary(upy32_binary, say=_quiet)
+    binary = board_run.resolve_binary(upy32_binary, say=_quiet)
     assert binary.word_bits == 32, binary
     return binary
 
@@ -64,7 +65,7 @@ def binary32(upy32_binary):
 @pytest.fixture(scope="session")
 def image(tmp_path_factory):
     out = tmp_path_factory.mktemp("mem") / "image"
-    mem_budget.build(out)
+    board_run.build(out)
     return out
 
 

@@ -13,7 +13,7 @@ stream stand-in, on the MicroPython unix port (the 32-bit one if there is one):
   handler; `Response.write` to a stream whose `awrite` allocates nothing). The dispatch of
   /status includes its collection, so it counts what its handler allocates after it.
 
-    MICROPY32=... python tools/request_alloc.py [--image DIR]
+    MICROPY32=... python tools/dev/request_alloc.py [--image DIR]
 """
 
 import argparse
@@ -22,8 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _path  # noqa: F401  (tools/ and firmware/ on sys.path)
+import board_run
 import build_image
-import mem_budget
 from virtual_board import VirtualBoard
 
 # Request lines and headers as clients send them (the host is replaced by the board's).
@@ -169,12 +170,12 @@ def renamed(image):
 
 def measure(image, binary=None):
     """[(request, live bytes or None, create, create+wait_for, dispatch, write)]."""
-    binary = mem_budget.resolve_binary(binary, say=lambda *a: None)
+    binary = board_run.resolve_binary(binary, say=lambda *a: None)
     work = Path(tempfile.mkdtemp(prefix="request-alloc-"))
     try:
         host = "127.0.0.1:8080"
-        settings = dict(mem_budget.RUN_SETTINGS, http_port=8080)
-        mem_budget.deploy(image, work / "flash", settings)
+        settings = dict(board_run.RUN_SETTINGS, http_port=8080)
+        board_run.deploy(image, work / "flash", settings)
         requests = [
             (name, [line + b"\r\n" for line in text.replace(b"HOST", host.encode()).split(b"|")])
             for name, text in REQUESTS
@@ -206,7 +207,9 @@ def measure(image, binary=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--image", help="a built image (default: build one)")
-    parser.add_argument("--binary", help="the MicroPython unix port (default as mem_budget)")
+    parser.add_argument(
+        "--binary", help="the MicroPython unix port (default as make mem: the 32-bit one if found)"
+    )
     args = parser.parse_args(argv)
     work = None
     try:
@@ -214,7 +217,7 @@ def main(argv=None):
         if image is None:
             work = Path(tempfile.mkdtemp(prefix="request-alloc-image-"))
             image = work / "image"
-            mem_budget.build(image)
+            board_run.build(image)
         binary, rows = measure(image, args.binary)
     finally:
         if work is not None:

@@ -1,20 +1,20 @@
 # Regenerates host_tests/golden_views/*.txt: sequences of view records with the verdict every
-# decoder must reach on them (format and verdicts: host_tests/core/golden_views.py). Both
-# decoders read them: tools/view_decoder.py (host_tests/core/test_golden_views.py) and the phone
-# client (host_tests/browser/test_client_golden_views.py).
+# decoder must reach on them (format and verdicts: tools/golden_views.py). Both decoders read
+# them: tools/view_decoder.py (host_tests/core/test_golden_views.py) and the phone client
+# (host_tests/browser/test_client_golden_views.py).
 #
-# The valid sequences are real records: seeded driven matches (host_tests/core/driver.py) and
-# the real projector; their expected summary comes from the reference model
-# (host_tests/core/projector_model.py), not from a decoder. Each invalid sequence is derived from
+# The valid sequences are real records: seeded driven matches (tools/driver.py) and the real
+# projector; their expected summary comes from the reference model (tools/projector_model.py),
+# not from a decoder. Each invalid sequence is derived from
 # a valid one by one edit, with its verdict written here by hand.
 #
-#   python tools/make_golden_views.py           # rewrite the files
-#   python tools/make_golden_views.py --check   # exit 1 if the files differ from what it makes
+#   python tools/dev/make_golden_views.py           # rewrite the files
+#   python tools/dev/make_golden_views.py --check   # exit 1 if the files differ from what it makes
 import json
 import os
 import sys
 
-import _path  # noqa: F401  (firmware/ on sys.path)
+import _path  # noqa: F401  (tools/ and firmware/ on sys.path)
 from driver import new_match, play
 from game import rules
 from game.projector import OBSERVER, Projector
