@@ -6,6 +6,7 @@ PY := $(VENV)/bin/python
 UPY := $(VENV)/bin/micropython
 RUFF := $(VENV)/bin/ruff
 STAMP := $(VENV)/.stamp
+NODE_STAMP := node_modules/.stamp
 
 # The board heap of laptop runs, defined once in tools/hostenv.py (BOARD_HEAP: an ESP32's heap
 # after its one growth, in 32-bit-equivalent words, the `w` suffix scaling by word size). pytest's
@@ -32,12 +33,23 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) \
 		| awk 'BEGIN {FS = ":.*## "} {printf "  %-14s %s\n", $$1, $$2}'
 
-$(STAMP): requirements-dev.txt
+$(STAMP): requirements-dev.txt $(NODE_STAMP)
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-venv: $(STAMP) ## create .venv with the pinned host tools (requirements-dev.txt)
+# esbuild, which bundles the phone client's script (firmware/web/src/) for the board image:
+# pinned in package.json / package-lock.json, installed by npm ci into node_modules/. Without
+# npm this warns and goes on (the Python tools install), and every build of the page then fails
+# saying esbuild is missing (apt-get install nodejs npm, then make venv again).
+$(NODE_STAMP): package.json package-lock.json
+	@if command -v npm >/dev/null; then \
+		npm ci --no-audit --no-fund && touch $@; \
+	else \
+		echo "WARNING: npm is missing: no esbuild, so the phone client cannot be built (apt-get install nodejs npm; make venv)" >&2; \
+	fi
+
+venv: $(STAMP) ## create .venv with the pinned host tools (requirements-dev.txt) and node_modules/ (esbuild, package.json)
 
 micropython32: $(STAMP) ## build the 32-bit unix port (the board's word size) into .venv/bin/micropython-32 (gcc-multilib)
 	tools/build_micropython32.sh
@@ -88,8 +100,8 @@ clean: ## remove build output and caches (keeps .venv)
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -path ./$(VENV) -prune -o -name '*.mpy' -type f -exec rm -f {} +
 
-distclean: clean ## clean, and remove .venv too
-	rm -rf $(VENV)
+distclean: clean ## clean, and remove .venv and node_modules too
+	rm -rf $(VENV) node_modules
 
 RUN_HEAP ?= $(BOARD_HEAP)
 # LAN=1 serves every interface, so phones on the same network can join (default: this laptop

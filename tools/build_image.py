@@ -8,8 +8,10 @@ Layout of the image, which mirrors the board's flash:
                            modules with short names (`game.fifo` is `c`): the module map is in
                            <out>.names.txt. --readable and --frozen keep the packages:
                            game/*.mpy, net/*.mpy and lib/microdot/*.mpy (/lib is on the path)
-    web/index.html.gz      the phone client, minified (minify-html; the 16 KB gzip budget holds
-                           for this file) and gzipped deterministically (mtime=0)
+    web/index.html.gz      the phone client: index.html's markup and CSS minified (minify-html)
+                           with its script (the modules of firmware/web/src/) bundled and
+                           minified by esbuild inline; gzipped by zopfli, deterministically
+                           (mtime=0); the 16 KB gzip budget holds for this file
     web/url.svg.gz         the game's address as a QR code, and web/wifi.svg.gz the Wi-Fi's when
     web/wifi.svg.gz        the settings name the network (--settings; tools/join_card.py): the
                            spectator screen shows them in the waiting room
@@ -39,10 +41,10 @@ Usage: python tools/build_image.py [--out build/image] [--march xtensawin] [--fr
 import argparse
 import ast
 import contextlib
-import gzip
 import hashlib
 import importlib.util
 import io
+import json
 import os
 import re
 import shutil
@@ -211,35 +213,150 @@ def microdot_files(package_dir=None):
 
 
 def gzip_bytes(data):
-    """gzip with a fixed header (mtime 0, no file name) so equal input gives equal output."""
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=buf, mtime=0) as f:
-        f.write(data)
-    return buf.getvalue()
+    """gzip made by zopfli (the gzip format, ~3 % smaller than zlib's level 9: every byte of
+    the page's 16 KB budget counts) with a fixed header (mtime 0, no file name), so equal input
+    gives equal output."""
+    try:
+        import zopfli.gzip
+    except ImportError:
+        raise BuildError("zopfli is not installed in this Python: run `make venv`") from None
+    return zopfli.gzip.compress(bytes(data), numiterations=15)
 
 
-def minify_page(html):
-    """The phone client as the board serves it: minify-html (HTML, CSS and JS; names kept)
-    after dropping the script's whole-line comments, which the JS minifier would keep."""
+# The tag of index.html that the bundled script replaces (docs/client.md, "Editing the client").
+SCRIPT_TAG = '<script type="module" src="src/main.js"></script>'
+# esbuild, pinned in package.json / package-lock.json and installed by `make venv` (npm ci);
+# ESBUILD in the environment names another binary.
+ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"
+# The sentences of the refusal codes, keyed by code (firmware/web/refusals.json), and the module
+# the build makes of them for the bundle.
+REFUSALS_FILE = "refusals.json"
+REFUSALS_MODULE = "refusals.js"
+# Upper-case string literals of the client's modules that are words of the page, not refusal
+# codes; every other one must be a code the firmware defines (tools/refusal_codes.py).
+PAGE_WORDS = frozenset({"NESW", "INPUT", "BUTTON", "OPEN"})
+_UPPER_LITERAL = re.compile(r"""["']([A-Z][A-Z0-9_]{2,})["']""")
+
+
+def esbuild_command():
+    """The esbuild executable, or BuildError saying how to install it."""
+    found = os.environ.get("ESBUILD") or str(ESBUILD)
+    if not Path(found).is_file():
+        raise BuildError(
+            f"esbuild is missing ({found}): the phone client's script is bundled with it; "
+            "run `make venv` (npm ci installs esbuild 0.28.2 from package-lock.json; needs "
+            "node and npm: apt-get install nodejs npm)"
+        )
+    return [found]
+
+
+def refusal_table(web, codes=None):
+    """(generic sentence, {code: sentence}) from web/refusals.json, checked: every code it
+    names, and every upper-case string literal of web/src/*.js that is not one of PAGE_WORDS,
+    is a code the firmware defines (refusal_codes.all_codes(), or `codes`). Raises BuildError."""
+    web = Path(web)
+    if codes is None:
+        import refusal_codes
+
+        codes = refusal_codes.all_codes()
+    known = set(codes)
+    source = web / REFUSALS_FILE
+    try:
+        table = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise BuildError(f"{source}: {err}") from None
+    generic = table.get("generic") if isinstance(table, dict) else None
+    sentences = table.get("sentences") if isinstance(table, dict) else None
+    if not isinstance(generic, str) or not generic or not isinstance(sentences, dict):
+        raise BuildError(f'{source}: needs "generic" (a sentence) and "sentences" (an object)')
+    for code, sentence in sentences.items():
+        if code not in known:
+            raise BuildError(f"{source}: {code} is not a refusal code of the firmware")
+        if not isinstance(sentence, str) or not sentence:
+            raise BuildError(f"{source}: the sentence of {code} is not a text")
+    for module in sorted((web / "src").glob("*.js")):
+        for word in _UPPER_LITERAL.findall(module.read_text(encoding="utf-8")):
+            if word not in known and word not in PAGE_WORDS:
+                raise BuildError(
+                    f"{module.relative_to(web.parent)} names {word}, which is not a refusal "
+                    "code of the firmware (tools/refusal_codes.py; a word of the page goes "
+                    "in PAGE_WORDS of tools/build_image.py)"
+                )
+    return generic, dict(sentences)
+
+
+def refusal_module(generic, sentences):
+    """The JavaScript module of the refusal table (src/refusals.js of the bundle)."""
+    return (
+        "// Made by tools/build_image.py from firmware/web/refusals.json: do not edit.\n"
+        f"export const GENERIC = {json.dumps(generic)};\n"
+        f"export const WHY = {json.dumps(sentences, indent=1, sort_keys=True)};\n"
+    )
+
+
+def bundle_script(web, codes=None):
+    """The client's script: web/src/main.js and the modules it imports, with the refusal
+    module made from web/refusals.json, bundled by esbuild into one minified IIFE."""
+    web = Path(web)
+    cmd = esbuild_command()
+    generic, sentences = refusal_table(web, codes)
+    with tempfile.TemporaryDirectory(prefix="client-src-") as tmp:
+        stage = Path(tmp) / "src"
+        shutil.copytree(web / "src", stage)
+        if (stage / REFUSALS_MODULE).exists():
+            raise BuildError(f"web/src/{REFUSALS_MODULE} is made by the build: remove it")
+        (stage / REFUSALS_MODULE).write_text(refusal_module(generic, sentences))
+        args = cmd + [
+            str(stage / "main.js"),
+            "--bundle",
+            "--format=iife",
+            "--minify",
+            "--target=es2020",
+            "--legal-comments=none",
+            "--log-level=warning",
+        ]
+        result = subprocess.run(args, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise BuildError("esbuild failed on the client's script:\n" + result.stderr.strip())
+    script = result.stdout.strip()
+    if "</script" in script.lower():
+        raise BuildError("the bundled script contains </script")
+    return '"use strict";' + script
+
+
+def minify_page(html, script):
+    """The phone client as the board serves it: the page (HTML and CSS) minified by
+    minify-html, with the bundled script (bundle_script()) inline in place of SCRIPT_TAG."""
     try:
         import minify_html
     except ImportError:
         raise BuildError("minify-html is not installed in this Python: run `make venv`") from None
-    html = re.sub(r"(?m)^[ \t]*//[^\n]*\n", "", html)
-    return minify_html.minify(html, minify_js=True, minify_css=True).encode()
+    if html.count(SCRIPT_TAG) != 1:
+        raise BuildError(f"index.html must hold {SCRIPT_TAG} once: the script goes there")
+    html = html.replace(SCRIPT_TAG, "<script></script>")
+    page = minify_html.minify(html, minify_js=False, minify_css=True)
+    if page.count("<script></script>") != 1:
+        raise BuildError("minify-html changed the script tag of index.html")
+    return page.replace("<script></script>", "<script>" + script + "</script>").encode()
+
+
+def build_page(web):
+    """The built page (bytes, before gzip) of a web folder: index.html and src/."""
+    web = Path(web)
+    return minify_page((web / "index.html").read_text(encoding="utf-8"), bundle_script(web))
 
 
 def web_files(firmware=FIRMWARE, settings=None, url=None):
-    """{name: bytes before gzip} of the board's web/ folder: the minified client page, the QR
-    code of the game's address (url, default the board's from settings) and, when settings
-    name the network, the Wi-Fi QR code (tools/join_card.py)."""
+    """{name: bytes before gzip} of the board's web/ folder: the built client page
+    (build_page()), the QR code of the game's address (url, default the board's from settings)
+    and, when settings name the network, the Wi-Fi QR code (tools/join_card.py)."""
     firmware = Path(firmware)
     page = firmware / "web" / "index.html"
     if not page.is_file():
         return {}
     try:
         ssid, password, url = join_card.join_info(settings or {}, url=url)
-        files = {"index.html": minify_page(page.read_text(encoding="utf-8"))}
+        files = {"index.html": build_page(page.parent)}
         files["url.svg"] = join_card.qr_svg(url)
         if ssid:
             files["wifi.svg"] = join_card.qr_svg(join_card.wifi_payload(ssid, password))

@@ -123,10 +123,10 @@ if [ ! -d "$FLASH/web" ]; then
     SETTINGS=
     if [ -f "$FLASH/settings.json" ]; then SETTINGS="--settings $FLASH/settings.json"; fi
     # shellcheck disable=SC2086
+    # the page is built from firmware/web/ (its script bundled by esbuild): no build, no client
     if ! "${PYTHON:-python3}" "$ROOT/tools/build_image.py" --web "$FLASH/web" --url "$URL" $SETTINGS; then
-        echo "run_host.sh: serving the client unminified (make venv installs minify-html)" >&2
-        mkdir -p "$FLASH/web"
-        gzip -9 -n -c "$ROOT/firmware/web/index.html" > "$FLASH/web/index.html.gz"
+        echo "run_host.sh: cannot build the phone client (above); make venv installs what it needs" >&2
+        exit 1
     fi
 fi
 

@@ -1,7 +1,7 @@
 # Fixtures for the phone client's end-to-end tests: real Chromium (Debian's /usr/bin/chromium,
 # driven by Playwright) against the REAL firmware under the MicroPython unix port (started by
-# tools/host_board.py through tools/run_host.sh, which serves firmware/web/index.html gzipped
-# as the board does).
+# tools/host_board.py through tools/run_host.sh, which serves the page built from firmware/web/,
+# gzipped, as the board does).
 #
 #   def test_x(browser, board):         # board(): a fresh host board with the test settings
 #       b = board(preset="classic")      # keyword arguments override settings.json fields

@@ -1,41 +1,77 @@
 # The phone client's size budget and self-containment: checked without a browser (never
-# skipped). The budget holds for the page as the board serves it: minified and gzipped exactly
-# as tools/build_image.py puts it into the board image. The join QR codes are separate files.
+# skipped). The budget holds for the page as the board serves it: built (the markup and CSS of
+# firmware/web/index.html minified, its script bundled from firmware/web/src/ by esbuild) and
+# gzipped exactly as tools/build_image.py puts it into the board image. The join QR codes are
+# separate files.
 import re
 from pathlib import Path
 
-from build_image import gzip_bytes, web_files
+import pytest
+
+from build_image import SCRIPT_TAG, gzip_bytes, web_files
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "firmware" / "web"
 BUDGET = 16 * 1024  # bytes of gzip: the page as served
+ROOM = 1536  # bytes the page must leave free under the budget (issue 31: room to grow)
+
+
+def built_size():
+    built = web_files()["index.html"]
+    return built, len(gzip_bytes(built))
 
 
 def test_the_built_client_fits_the_16_kb_gzip_budget():
-    source = (WEB / "index.html").read_bytes()
-    built = web_files()["index.html"]
-    size = len(gzip_bytes(built))
+    sources = [WEB / "index.html", *sorted((WEB / "src").glob("*.js"))]
+    source = b"".join(p.read_bytes() for p in sources)
+    built, size = built_size()
     print(
-        "phone client: source %d bytes (%d gzipped), built %d bytes, %d of %d gzipped"
-        % (len(source), len(gzip_bytes(source)), len(built), size, BUDGET)
+        "phone client: source %d bytes in %d files (%d gzipped), built %d bytes, "
+        "%d of %d gzipped (%d free)"
+        % (
+            len(source),
+            len(sources),
+            len(gzip_bytes(source)),
+            len(built),
+            size,
+            BUDGET,
+            BUDGET - size,
+        )
     )
     assert 0 < size <= BUDGET
     # minified, not emptied: every control and the whole script are still there
     for marker in (b'id="bPlay"', b'id="pad"', b'id="help"', b"window.__md", b"<script>"):
         assert marker.replace(b'"', b"") in built.replace(b'"', b""), marker
+    assert b"export " not in built and b"import " not in built  # one bundled script
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 31: the page should leave 1,536 bytes of the budget free; it does not yet "
+    "(the figure: test_the_built_client_fits_the_16_kb_gzip_budget's output)",
+)
+def test_the_built_client_leaves_room_to_grow():
+    assert built_size()[1] <= BUDGET - ROOM
 
 
 def test_the_client_is_one_page_that_fetches_nothing_from_elsewhere():
-    files = sorted(p.name for p in WEB.rglob("*") if p.is_file())
-    assert files == ["index.html"]  # the source; the QR codes are made by the build
-    page = (WEB / "index.html").read_text(encoding="utf-8")
+    files = sorted(p.relative_to(WEB).as_posix() for p in WEB.rglob("*") if p.is_file())
+    # the sources; the QR codes and the refusal module are made by the build
+    assert "index.html" in files and "refusals.json" in files and "src/main.js" in files
+    assert all(f.startswith("src/") and f.endswith(".js") for f in files if "/" in f), files
+    assert "src/refusals.js" not in files
+    shell = (WEB / "index.html").read_text(encoding="utf-8")
+    assert "<style>" in shell and shell.count(SCRIPT_TAG) == 1
+    page = web_files()["index.html"].decode()
     assert "<style>" in page and "<script>" in page
     for pattern in (r"https?://", r"<script[^>]+src=", r"<link\b", r"@import", r"url\(", r"//cdn"):
         assert not re.search(pattern, page, re.I), pattern
     # the only network the page uses: its own origin (/status, the /ws WebSocket, and the two
     # join QR codes of the board's web/ folder)
+    script = "".join(p.read_text(encoding="utf-8") for p in sorted((WEB / "src").glob("*.js")))
+    assert re.findall(r'fetch\("([^"]+)"', script) == ["/status"]
+    assert sorted(set(re.findall(r"src='([^']+)'", script))) == ["/url.svg", "/wifi.svg"]
     assert re.findall(r'fetch\("([^"]+)"', page) == ["/status"]
-    assert sorted(set(re.findall(r"src='([^']+)'", page))) == ["/url.svg", "/wifi.svg"]
 
 
 def test_the_board_image_serves_the_join_qr_codes_beside_the_page():

@@ -1,0 +1,354 @@
+// The maze canvas: fitting it to the screen, cells, objects, pawns and their slides, both paths
+// after the match (docs/client.md, "Drawing the maze"). The HUD is redrawn with it (hud.js).
+
+import { PAL, SEAT_COLOURS, SLIDE_MS, now } from "./constants.js";
+import { $, hooks } from "./dom.js";
+import { hud } from "./hud.js";
+import { game, grid, ui } from "./state.js";
+
+const canvas = $("cv");
+const stage = $("stage");
+let g = canvas.getContext("2d"); // where cell(), obj() and pawn() draw
+
+// draw on another canvas's context for a while (the legend of the help)
+export function drawingOn(context, paint) {
+  const keep = g;
+  g = context;
+  try {
+    paint();
+  } finally {
+    g = keep;
+  }
+}
+
+// size the canvas to its box (portrait: the maze as large as the controls leave room for),
+// choose the window on the maze, and draw
+export function fit() {
+  const view = game.view;
+  if (!view) {
+    draw();
+    return;
+  }
+  const whole = view.r === "obs" || revealShown();
+  const vw = whole ? view.w : Math.min(view.w, 15);
+  const vh = whole ? view.h : Math.min(view.h, 15);
+  hud();
+  const side = $("side");
+  const main = $("main");
+  const wide = getComputedStyle(main).flexDirection === "row";
+  stage.style.height = "";
+  let box = stage.getBoundingClientRect();
+  let height = box.height;
+  if (!wide) { // portrait: the maze as large as the rest allows, the controls share what is left
+    stage.style.height = "0px";
+    side.style.flex = "none";
+    height = main.clientHeight - side.offsetHeight;
+    side.style.flex = "";
+    box = { width: main.clientWidth };
+  }
+  const size = Math.max(8, Math.floor(Math.min((box.width - 8) / vw, (height - 8) / vh)));
+  const width = size * vw;
+  const canvasHeight = size * vh;
+  const dpr = window.devicePixelRatio || 1;
+  if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(canvasHeight * dpr)) {
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(canvasHeight * dpr);
+    canvas.style.width = width + "px";
+    canvas.style.height = canvasHeight + "px";
+  }
+  if (!wide) {
+    stage.style.height = canvasHeight + 8 + "px";
+  }
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  grid.cs = size;
+  const px = whole ? 0 : view.st.p % view.w;
+  const py = whole ? 0 : Math.floor(view.st.p / view.w);
+  grid.ox = whole ? 0 : Math.max(0, Math.min(view.w - vw, px - (vw >> 1)));
+  grid.oy = whole ? 0 : Math.max(0, Math.min(view.h - vh, py - (vh >> 1)));
+  grid.vw = vw;
+  grid.vh = vh;
+  draw();
+}
+
+// the match is over and its whole maze has come
+export function revealShown() {
+  const view = game.view;
+  return view && view.ph === "finished" && game.reveal && game.reveal.mn === game.mn;
+}
+
+// one cell: floor and the walls around it, or an unseen dot
+export function cell(X, Y, cs, flags, inSight) {
+  if (flags < 0) {
+    g.fillStyle = PAL.dot;
+    g.fillRect(X + cs / 2 - 2, Y + cs / 2 - 2, 4, 4);
+    return;
+  }
+  g.fillStyle = inSight ? PAL.fl : PAL.fm;
+  g.fillRect(X, Y, cs, cs);
+  g.strokeStyle = inSight ? PAL.wl : PAL.wm;
+  g.lineWidth = Math.max(2, Math.round(cs / 9));
+  g.beginPath();
+  if (!(flags & 1)) {
+    g.moveTo(X, Y);
+    g.lineTo(X + cs, Y);
+  }
+  if (!(flags & 2)) {
+    g.moveTo(X + cs, Y);
+    g.lineTo(X + cs, Y + cs);
+  }
+  if (!(flags & 4)) {
+    g.moveTo(X, Y + cs);
+    g.lineTo(X + cs, Y + cs);
+  }
+  if (!(flags & 8)) {
+    g.moveTo(X, Y);
+    g.lineTo(X, Y + cs);
+  }
+  g.stroke();
+}
+
+export function draw() {
+  const view = game.view;
+  const { cs, ox, oy, vw, vh } = grid;
+  if (!view) {
+    return;
+  }
+  const watching = view.r === "obs";
+  const w = view.w;
+  const own = view.st;
+  const reveal = revealShown() && game.reveal;
+  g.fillStyle = PAL.bg;
+  g.fillRect(0, 0, vw * cs, vh * cs);
+  for (let y = oy; y < oy + vh; y++) {
+    for (let x = ox; x < ox + vw; x++) {
+      const i = y * w + x;
+      const inSight = view.c[i] >= 0;
+      const remembered = reveal && reveal.c[i] >= 0 ? reveal.c[i] & 15 : game.mem ? game.mem[i] : -1;
+      cell((x - ox) * cs, (y - oy) * cs, cs, inSight ? view.c[i] : remembered, inSight || watching);
+    }
+  }
+  drawPaths(reveal, view);
+  const statusOf = (o) => watching ? own.players[o[1] - 1] : o[1] === game.seat ? own : null;
+  if (!watching) { // objects as last seen, where the view does not show their cell
+    for (const o of game.remembered) {
+      if (view.c[o[3]] < 0) {
+        put(o, statusOf(o));
+      }
+    }
+  }
+  for (const o of view.o) {
+    put(o, statusOf(o));
+  }
+  const pawns = []; // [seat, cell, own pawn, key carried]
+  if (watching) {
+    for (const n of [1, 2]) {
+      const player = own.players[n - 1];
+      if (view.ph === "active" || view.ph === "countdown") {
+        drawSight(n, player);
+      }
+      if (!player.xd) {
+        pawns.push([n, player.p, false, player.k]);
+      }
+    }
+  } else {
+    if (own.opponent) {
+      pawns.push([3 - game.seat, own.opponent.p, false, own.opponent.k]);
+    }
+    if (!own.xd) {
+      pawns.push([game.seat, own.p, true, own.k]);
+    }
+  }
+  const shared = pawns.length === 2 && pawns[0][1] === pawns[1][1]; // two on one cell: side by side
+  let moving = false;
+  for (const [n, at, self, key] of pawns) {
+    let [X, Y] = cellXY(at);
+    const anim = slide(n, at);
+    if (anim) {
+      const [X0, Y0] = cellXY(anim.from);
+      const f = Math.min(1, (now() - anim.t0) / SLIDE_MS);
+      X = X0 + (X - X0) * f;
+      Y = Y0 + (Y - Y0) * f;
+      moving = moving || f < 1;
+    }
+    if (shared) {
+      pawn(X + cs * (n === 1 ? -.07 : .37), Y + cs * .15, cs * .7, n, self, key);
+    } else {
+      pawn(X, Y, cs, n, self, key);
+    }
+  }
+  if (moving && !ui.frame) {
+    ui.frame = requestAnimationFrame(() => {
+      ui.frame = 0;
+      draw();
+    });
+  }
+  hud();
+}
+
+// both paths, once the match is over: a dot in each player's colour on every cell it stood on
+function drawPaths(reveal, view) {
+  const cs = grid.cs;
+  const counts = [0, 0, 0];
+  if (reveal) {
+    for (const n of [1, 2]) {
+      g.fillStyle = SEAT_COLOURS[n];
+      for (let i = 0; i < view.w * view.h; i++) {
+        if (reveal.c[i] > 0 && reveal.c[i] & 8 << n) {
+          counts[n]++;
+          const [X, Y] = cellXY(i);
+          const offset = n === 1 ? .35 : .65;
+          g.beginPath();
+          g.arc(X + cs * offset, Y + cs * offset, cs * .12, 0, 7);
+          g.fill();
+        }
+      }
+    }
+  }
+  hooks.rv = reveal ? reveal.c.filter((f) => f >= 0).length : 0; // cells of the revealed maze
+  hooks.path = counts[1] + "," + counts[2]; // cells of the two paths drawn
+}
+
+// the square a player sees (spectators, during play): dashed, in the player's colour
+function drawSight(n, player) {
+  const cs = grid.cs;
+  const [X, Y] = cellXY(player.p);
+  const side = (2 * player.rad + 1) * cs - 4;
+  g.strokeStyle = SEAT_COLOURS[n];
+  g.lineWidth = 4;
+  g.setLineDash([10, 6]);
+  g.strokeRect(X - player.rad * cs + 2, Y - player.rad * cs + 2, side, side);
+  g.setLineDash([]);
+}
+
+// a pawn that moved one cell glides there instead of jumping: its slide, or null
+function slide(n, at) {
+  const was = ui.pos[n];
+  ui.pos[n] = at;
+  const step = Math.abs(was - at);
+  if (was >= 0 && was !== at && game.view && (step === 1 || step === game.view.w)) {
+    ui.anim[n] = { from: was, to: at, t0: now() };
+    hooks.anim = (+hooks.anim || 0) + 1;
+  }
+  const anim = ui.anim[n];
+  return anim && anim.to === at && now() - anim.t0 < SLIDE_MS ? anim : null;
+}
+
+// the canvas position of a cell
+function cellXY(at) {
+  const { cs, ox, oy } = grid;
+  return [(at % game.view.w - ox) * cs, (Math.floor(at / game.view.w) - oy) * cs];
+}
+
+function label(text, x, y, size, colour) {
+  g.font = "bold " + Math.round(size) + "px system-ui,sans-serif";
+  g.textAlign = "center";
+  g.textBaseline = "middle";
+  g.lineWidth = Math.max(2, size / 4);
+  g.strokeStyle = PAL.bg;
+  g.strokeText(text, x, y);
+  g.fillStyle = colour;
+  g.fillText(text, x, y);
+}
+
+// an object of a view (or remembered) at its cell; owner: its owner's status (an open exit)
+function put(o, owner) {
+  const [X, Y] = cellXY(o[3]);
+  const cs = grid.cs;
+  if (X >= 0 && Y >= 0 && X < grid.vw * cs && Y < grid.vh * cs) {
+    obj(X, Y, cs, o[0], o[1], o[2], o[0] === 1 && owner && owner.xo);
+  }
+}
+
+// kind 0 key, 1 exit (variant: its side), 2 compass, 3 vision artifact; who: its owner's seat
+export function obj(X, Y, cs, kind, who, variant, open) {
+  const colour = SEAT_COLOURS[who];
+  const m = cs / 2;
+  g.lineWidth = Math.max(2, cs / 12);
+  if (kind === 0) { // key: ring and shaft with a tooth
+    g.strokeStyle = colour;
+    g.beginPath();
+    g.arc(X + cs * .32, Y + m, cs * .15, 0, 7);
+    g.moveTo(X + cs * .47, Y + m);
+    g.lineTo(X + cs * .85, Y + m);
+    g.lineTo(X + cs * .85, Y + cs * .68);
+    g.moveTo(X + cs * .7, Y + m);
+    g.lineTo(X + cs * .7, Y + cs * .66);
+    g.stroke();
+    label(who, X + cs * .62, Y + cs * .28, cs * .34, colour);
+  } else if (kind === 1) { // exit: a door on the outward side, an arrow out once known open
+    const t = cs * .22;
+    const sides = [[X, Y, cs, t], [X + cs - t, Y, t, cs], [X, Y + cs - t, cs, t], [X, Y, t, cs]];
+    const door = sides[variant & 3];
+    g.fillStyle = colour;
+    g.fillRect(door[0], door[1], door[2], door[3]);
+    label("E" + who, X + m, Y + m, cs * .34, colour);
+    if (open) {
+      const a = variant * Math.PI / 2;
+      const cx = X + m + Math.sin(a) * cs * .3;
+      const cy = Y + m - Math.cos(a) * cs * .3;
+      g.fillStyle = "#fff";
+      g.beginPath();
+      g.moveTo(cx + Math.sin(a) * cs * .16, cy - Math.cos(a) * cs * .16);
+      g.lineTo(cx + Math.cos(a) * cs * .14, cy + Math.sin(a) * cs * .14);
+      g.lineTo(cx - Math.cos(a) * cs * .14, cy - Math.sin(a) * cs * .14);
+      g.fill();
+    }
+  } else if (kind === 2) { // compass: a ring with a needle
+    g.strokeStyle = colour;
+    g.beginPath();
+    g.arc(X + m, Y + m, cs * .3, 0, 7);
+    g.stroke();
+    g.fillStyle = colour;
+    g.beginPath();
+    g.moveTo(X + m, Y + cs * .22);
+    g.lineTo(X + cs * .6, Y + m);
+    g.lineTo(X + m, Y + cs * .78);
+    g.lineTo(X + cs * .4, Y + m);
+    g.fill();
+    label(who, X + cs * .82, Y + cs * .2, cs * .3, colour);
+  } else { // vision artifact: an eye
+    g.strokeStyle = g.fillStyle = "#d9f99d";
+    g.beginPath();
+    g.ellipse(X + m, Y + m, cs * .34, cs * .18, 0, 0, 7);
+    g.stroke();
+    g.beginPath();
+    g.arc(X + m, Y + m, cs * .1, 0, 7);
+    g.fill();
+  }
+}
+
+// seat 1 a circle, seat 2 a diamond, both numbered; self: a white ring; key: a disc in its
+// owner's colour
+export function pawn(X, Y, cs, n, self, key) {
+  const m = cs / 2;
+  const r = cs * .36;
+  g.fillStyle = SEAT_COLOURS[n];
+  g.strokeStyle = self ? "#fff" : PAL.bg;
+  g.lineWidth = self ? Math.max(2, cs / 10) : 2;
+  g.beginPath();
+  if (n === 1) {
+    g.arc(X + m, Y + m, r, 0, 7);
+  } else {
+    g.moveTo(X + m, Y + m - r * 1.15);
+    g.lineTo(X + m + r * 1.15, Y + m);
+    g.lineTo(X + m, Y + m + r * 1.15);
+    g.lineTo(X + m - r * 1.15, Y + m);
+    g.closePath();
+  }
+  g.fill();
+  g.stroke();
+  g.fillStyle = PAL.bg;
+  g.font = "bold " + Math.round(cs * .4) + "px system-ui,sans-serif";
+  g.textAlign = "center";
+  g.textBaseline = "middle";
+  g.fillText(n, X + m, Y + m + 1);
+  if (key) {
+    g.fillStyle = SEAT_COLOURS[key];
+    g.strokeStyle = PAL.bg;
+    g.lineWidth = 1.5;
+    g.beginPath();
+    g.arc(X + cs * .84, Y + cs * .16, cs * .13, 0, 7);
+    g.fill();
+    g.stroke();
+  }
+}

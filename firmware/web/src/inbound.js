@@ -1,0 +1,466 @@
+// Messages from the board: one dispatch table from the message type (`t`) to its handler, and
+// the handlers: welcome, room, ack, err, events, views, rules, fair and the end-of-match reveal.
+
+import { DEBUG, DIRS, LETTERS, RESYNC_MS, buzz, now } from "./constants.js";
+import { heartbeat, rejoin, resend, resync, settle } from "./connection.js";
+import { $, hooks, say, showConnection, toast } from "./dom.js";
+import { draw, fit } from "./draw.js";
+import { onFair } from "./fairness.js";
+import { tick } from "./hud.js";
+import { pump, wallAt } from "./moves.js";
+import { GENERIC, WHY } from "./refusals.js";
+import { joinScreen, overlay, screen, status } from "./screens.js";
+import { forgetSeat, game, input, net, save, session, ui } from "./state.js";
+import { parse, views } from "./views.js";
+
+// message type -> handler(message, raw text); records (`v` present) go to onRecord too
+const HANDLERS = {
+  __proto__: null, // no inherited keys: a type such as "toString" is unknown, not a function
+  view: onRecord,
+  welcome: onWelcome,
+  room: onRoom,
+  ack: onAck,
+  err: onErr,
+  ev: onEvent,
+  rules: onRules,
+  fair: onFair,
+  maze: onReveal,
+};
+
+export function onMessage(data) {
+  net.lastRx = now();
+  const m = parse(data);
+  if (!m) {
+    reject("json");
+    return;
+  }
+  if (ui.meeting && m.e !== "key_returned") {
+    tellMeeting();
+  }
+  const handler = m.v !== undefined ? onRecord : typeof m.t === "string" && HANDLERS[m.t];
+  if (handler) {
+    handler(m, data);
+  }
+}
+
+function onWelcome(m) {
+  net.tries = 0;
+  net.cfg = { cool: m.cool || 250, idle: m.idle || 20000 };
+  if (m.cd >= 0) {
+    game.countdownMs = m.cd;
+  }
+  if (m.boot !== game.boot) { // another board run: nothing of the old one is true any more
+    game.boot = m.boot;
+    game.mn = 0;
+    game.view = null;
+    ui.log = [];
+    $("log").textContent = "";
+    say("");
+    game.names = ["", "", ""];
+  }
+  if (m.at >= 0) {
+    game.goAt = now() + game.countdownMs - m.at;
+    tick();
+  }
+  game.seat = m.seat;
+  game.size = m.w * m.h;
+  if (m.token) {
+    session.tok = m.token;
+  }
+  session.c = Math.max(session.c, m.last || 0);
+  newMatch(m.mn, m.w, m.h);
+  save();
+  heartbeat();
+  showConnection("");
+  if (!m.resumed) {
+    session.ob = [];
+  }
+  if (m.restarted) {
+    hooks.restarted = "1";
+    setTimeout(() => toast("The board restarted; resuming"), 300);
+  }
+  resend(m.last || 0);
+  screen(m.role === "watch" ? "watch" : "play");
+  overlay("");
+  if (!game.view) {
+    $("who").textContent = "Joining\u2026";
+  }
+  if (m.role === "watch") {
+    status((s) => {
+      ui.ssid = s.ssid || "";
+      draw();
+    });
+  }
+}
+
+// match n of a w x h maze: a new one starts a new map memory (a player's, restored if saved)
+function newMatch(n, w, h) {
+  if (n === game.mn && game.mem && game.mem.length === w * h) {
+    return;
+  }
+  game.mn = n;
+  game.lastS = -1;
+  game.end = null;
+  game.remembered = [];
+  game.compass = -1;
+  hooks.end = hooks.hint = "";
+  game.mem = null;
+  if (session.role !== "play") {
+    return;
+  }
+  game.mem = new Int8Array(w * h).fill(-1);
+  const key = session.tok + ":" + n;
+  const saved = session.mem;
+  if (saved && saved.k === key && saved.d.length === w * h) {
+    for (let i = 0; i < w * h; i++) {
+      const flags = saved.d[i];
+      if (flags !== ".") {
+        game.mem[i] = parseInt(flags, 16);
+      }
+    }
+    game.remembered = saved.o || [];
+    game.compass = saved.cp >= 0 ? saved.cp : -1;
+  } else {
+    session.mem = { k: key, d: ".".repeat(w * h), o: [], cp: -1 };
+  }
+}
+
+function onRoom(m) {
+  game.room = m;
+  if (game.view && m.mn !== game.mn) {
+    newMatch(m.mn, game.view.w, game.view.h);
+  }
+  m.p.forEach((p, i) => {
+    if (p) {
+      game.names[i + 1] = p.name;
+    }
+    game.away[i + 1] = p && !p.on && p.left >= 0 ? now() + p.left : 0;
+  });
+  tick();
+  draw();
+}
+
+function onRules(m) {
+  game.rules = m;
+  draw();
+}
+
+// the end of a match: its figures, the whole maze and who stood where
+function onReveal(m) {
+  if (m.mn !== game.mn) {
+    return;
+  }
+  if (m.xt) { // exit times, moves and the end, in match ms
+    game.end = m;
+    hooks.end = m.mn;
+  }
+  let reveal = game.reveal;
+  if (!reveal || reveal.mn !== m.mn) {
+    reveal = game.reveal = { mn: m.mn, c: new Int8Array(game.size).fill(-1) };
+  }
+  // flags + 16 seat 1 stood here + 32 seat 2 did, as # .. c without \\
+  const [at, run] = m.c;
+  for (let k = 0; k < run.length; k++) {
+    const code = run.charCodeAt(k);
+    reveal.c[at + k] = code - 35 - (code > 92);
+  }
+  fit();
+}
+
+function onAck(m) {
+  const sent = settle(m.c);
+  if (sent && sent.t === "move" && input.inflight === m.c) {
+    input.inflight = null;
+    input.retries = 0;
+    input.waitView = game.viewNo;
+    pump();
+  }
+  if (sent && sent.t === "ready") {
+    draw();
+  }
+}
+
+function onErr(m) {
+  const code = String(m.code);
+  if (m.c) {
+    onRefusedIntent(m.c, code);
+    return;
+  }
+  if (code === "BAD_TOKEN") {
+    forgetSeat();
+    session.role = null;
+    save();
+    const socket = net.ws;
+    net.ws = null;
+    if (socket) {
+      socket.close(1000, "left");
+    }
+    joinScreen("Your seat was given up (away too long, or the board restarted). Join again.");
+  } else if (code === "ROOM_FULL") {
+    const watching = session.role === "watch";
+    forgetSeat();
+    session.role = null;
+    save();
+    net.ws = null;
+    joinScreen(watching
+      ? "All spectator places are taken. Try again later."
+      : "Both seats are taken (a player who drops out keeps the seat for a while). You can watch instead.");
+  } else if (code === "NOT_JOINED") {
+    rejoin();
+  } else {
+    refused(code);
+  }
+}
+
+// the refusal of intent c: a refused move ends a held direction; COOLDOWN is retried quietly
+function onRefusedIntent(c, code) {
+  const sent = settle(c);
+  if (sent && sent.t === "move" && input.inflight === c) {
+    input.inflight = null;
+    if (code === "COOLDOWN" && input.retries < 3) { // clocks differ a little: retry, quietly
+      input.retries++;
+      if (input.queued < 0) {
+        input.queued = LETTERS.indexOf(sent.d);
+      }
+      input.nextAt = now() + 50;
+      pump();
+      return;
+    }
+    input.retries = 0;
+    input.held = -1;
+    pump();
+  }
+  refused(code);
+}
+
+// a refusal as a sentence (the table is made by the build from firmware/web/refusals.json)
+export function refused(code) {
+  hooks.code = code;
+  toast((WHY[code] || GENERIC) + (DEBUG ? " (" + code + ")" : ""), true);
+}
+
+// event name -> handler(message, mine, who): the sentence to tell, if any
+const EVENTS = {
+  __proto__: null,
+  phase(m) {
+    let text = "";
+    if (m.ph === "countdown") {
+      game.countdownMs = m.ms || 0;
+      game.goAt = now() + game.countdownMs;
+      text = "Get ready!";
+    }
+    if (m.ph === "active") {
+      ui.goUntil = now() + 900;
+      text = "GO!";
+      setTimeout(draw, 950);
+    }
+    tick();
+    if (text) {
+      say(text);
+    }
+  },
+  meeting(m) { // told with the key_returned events after it, in one sentence
+    ui.meeting = { seat: m.seat, back: [] };
+    setTimeout(tellMeeting, 400);
+  },
+  key_returned(m) {
+    if (ui.meeting) {
+      ui.meeting.back.push(m);
+    }
+  },
+  key_picked(m, mine, who) {
+    if (mine) {
+      buzz(60);
+    }
+    const what = !mine && m.owner === m.seat ? "their own key" : keyName(m.owner);
+    const hint = mine && m.owner !== game.seat ? " (Drop key puts it down)" : "";
+    return (mine ? "You" : who) + " picked up " + what + hint;
+  },
+  key_dropped(m, mine, who) {
+    return (mine ? "You" : who) + " dropped " + keyName(m.owner);
+  },
+  exit_opened(m, mine, who) {
+    if (mine) {
+      buzz(80);
+    }
+    return mine ? "Your exit is open: step out through it!" : who + " opened an exit";
+  },
+  compass(m, mine, who) {
+    return mine ? "Compass: your exit lies " + m.bearing : who + " read a compass";
+  },
+  vision(m, mine, who) {
+    return mine ? "Vision! You see farther for 10 moves" : who + " found a vision artifact";
+  },
+  exited(m, mine, who) {
+    if (mine) {
+      buzz([100, 50, 100]);
+    }
+    return (mine ? "You are" : who + " is") + " out of the maze!";
+  },
+};
+
+function onEvent(m) {
+  const handler = typeof m.e === "string" && EVENTS[m.e];
+  if (handler) {
+    const mine = m.seat === game.seat && game.seat > 0;
+    tell(handler(m, mine, playerName(m.seat)));
+  }
+}
+
+// a meeting and the keys it sent home, in one sentence: who lost what
+function tellMeeting() {
+  const meeting = ui.meeting;
+  const seat = game.seat;
+  if (!meeting) {
+    return;
+  }
+  ui.meeting = null;
+  const parts = meeting.back.map((r) => {
+    if (r.owner === r.from) {
+      return r.owner === seat ? "You keep your key." : playerName(r.owner) + " keeps their key.";
+    }
+    if (r.owner === seat) {
+      return "Your key is back with you!";
+    }
+    const holder = r.from === seat ? "You" : playerName(r.from);
+    const home = r.owner === seat ? "you." : playerName(r.owner) + ".";
+    return holder + " had " + keyName(r.owner) + ": it went back to " + home;
+  });
+  const head = seat
+    ? "You met " + playerName(3 - seat) + ". "
+    : playerName(1) + " met " + playerName(2) + ". ";
+  tell(head + (parts.join(" ") || "Nobody carried a key: nothing changed."));
+  if (seat) {
+    buzz([60, 40, 60]);
+  }
+}
+
+// an event: a toast for players, the log for spectators, said aloud to both
+function tell(text) {
+  if (!text) {
+    return;
+  }
+  if (session.role === "play") {
+    toast(text, false);
+  }
+  ui.log.unshift(text);
+  ui.log.length = Math.min(ui.log.length, 4);
+  if (session.role === "watch") {
+    const list = $("log");
+    list.textContent = "";
+    for (const line of ui.log) {
+      const item = document.createElement("li");
+      item.textContent = line;
+      list.append(item);
+    }
+  }
+  say(text);
+}
+
+function keyName(owner) {
+  if (game.seat && owner === game.seat) {
+    return "your key";
+  }
+  return playerName(owner) + "'s key";
+}
+
+export function playerName(n) {
+  const p = game.room && game.room.p && game.room.p[n - 1];
+  return (p && p.name) || game.names[n] || "Player " + n;
+}
+
+// a rejected record drops the partial view; a fresh one is asked for soon
+function reject(why) {
+  views.part = null;
+  if (!net.resyncTimer && net.ws) {
+    net.resyncTimer = setTimeout(resync, RESYNC_MS);
+  }
+  hooks.rejected = (+hooks.rejected || 0) + 1;
+  hooks.why = why;
+}
+
+function onRecord(record, raw) {
+  try {
+    const view = views.feed(record, raw);
+    if (view) {
+      showView(view);
+    } else if (record.i === 0 && !net.resyncTimer) { // n > 1: the rest must come soon
+      net.resyncTimer = setTimeout(resync, RESYNC_MS);
+    }
+  } catch (why) {
+    reject(typeof why === "string" ? why : "json");
+  }
+}
+
+// a complete view: shown unless older than the one shown
+function showView(part) {
+  const e = part.e;
+  const previous = game.view;
+  const sameKind = previous && previous.r === e.r && previous.w === e.w && previous.h === e.h;
+  if (e.s < game.lastS && sameKind) {
+    reject("order");
+    return;
+  }
+  clearTimeout(net.resyncTimer);
+  net.resyncTimer = 0;
+  game.lastS = e.s;
+  part.c = part.c.map((f) => f || -1); // line of sight: 0 is out of sight
+  game.view = { s: e.s, r: e.r, ph: e.ph, w: e.w, h: e.h, m: e.m, st: part.st, o: part.o, c: part.c };
+  game.viewNo++;
+  if (e.r !== "obs") {
+    remember(part, previous);
+  }
+  hooks.s = e.s;
+  hooks.phase = e.ph;
+  hooks.w = e.w;
+  fit();
+  tick();
+  pump();
+}
+
+// a player's view: into the map memory, objects as last seen, the first key's hint, the step
+function remember(part, previous) {
+  const e = part.e;
+  const own = part.st;
+  game.seat = e.r === "p1" ? 1 : 2;
+  if (!game.mem || game.mem.length !== e.w * e.h) {
+    newMatch(game.mn, e.w, e.h);
+  }
+  const mem = game.mem;
+  let digits = "";
+  for (let i = 0; i < part.c.length; i++) {
+    if (part.c[i] >= 0) {
+      mem[i] = part.c[i];
+    }
+    digits += mem[i] < 0 ? "." : mem[i].toString(16);
+  }
+  // objects seen before stay where they were last seen, unless that cell is in sight now or
+  // the key shows elsewhere (on the ground, or carried by a player in sight)
+  const keySeen = (k) => part.o.some((o) => o[0] === 0 && o[1] === k) || own.k === k ||
+    (own.opponent && own.opponent.k === k);
+  game.remembered = game.remembered
+    .filter((o) => part.c[o[3]] < 0 && !(o[0] === 0 && keySeen(o[1])))
+    .concat(part.o);
+  if (own.cp >= 0) {
+    game.compass = own.cp;
+  }
+  const firstKey = !hooks.hint && part.o.find((o) => o[0] === 0); // the first key in sight
+  if (firstKey) {
+    hooks.hint = firstKey[1];
+    if (firstKey[1] !== game.seat) {
+      tell("That key is the other player's. Yours shows a " + game.seat + ".");
+    }
+  }
+  const moved = previous ? own.p - previous.st.p : 0;
+  const direction = [-e.w, 1, e.w, -1].indexOf(moved);
+  if (previous && previous.r === e.r && direction >= 0) { // a step: said for screen readers
+    const open = DIRS.filter((x, d) => wallAt(d) !== 1).join(", ") || "none";
+    say("Moved " + DIRS[direction] + ". Open: " + open + ".");
+  }
+  if (session.mem) {
+    session.mem.d = digits;
+    session.mem.o = game.remembered;
+    session.mem.cp = game.compass;
+    save();
+  }
+}

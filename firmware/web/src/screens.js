@@ -1,0 +1,170 @@
+// The screens (join, play, watch), the overlay over the maze, the join screen's status line,
+// joining and leaving, and the how-to-play dialog with its legend drawn by the map's own code.
+
+import { PAL } from "./constants.js";
+import { connect, intent, stopHeartbeat } from "./connection.js";
+import { $, body, hooks } from "./dom.js";
+import { cell, drawingOn, fit, obj, pawn } from "./draw.js";
+import { forgetSeat, game, net, save, session, ui } from "./state.js";
+
+const PHASE_WORDS = {
+  waiting: "waiting for players",
+  countdown: "starting",
+  active: "being played",
+  finished: "just finished",
+};
+
+// name: "join", "play" or "watch"
+export function screen(name) {
+  hooks.screen = name;
+  $("join").hidden = name !== "join";
+  $("game").hidden = name === "join";
+  body.className = name === "watch" ? "obs" : name === "play" ? "ply" : "";
+  if (name !== "join") {
+    fit();
+  }
+}
+
+export function joinScreen(message) {
+  screen("join");
+  $("jmsg").textContent = message || "";
+  $("nm").value = session.name || "";
+  $("jinfo").textContent = "";
+  poll();
+}
+
+// html over the maze ("" hides it); its How to play buttons open the help
+export function overlay(html) {
+  const el = $("ov");
+  if (el.dataset.h === html) {
+    return;
+  }
+  el.dataset.h = html;
+  el.innerHTML = html;
+  el.hidden = !html;
+  for (const button of el.querySelectorAll(".help")) {
+    button.onclick = showHelp;
+  }
+}
+
+// the board's /status, to `then`; nothing when it does not answer
+export function status(then) {
+  fetch("/status", { cache: "no-store" }).then((r) => r.json()).then(then).catch(() => {});
+}
+
+// the join screen's line, kept fresh while it shows
+function poll() {
+  clearTimeout(ui.pollTimer);
+  if (hooks.screen !== "join") {
+    return;
+  }
+  status((s) => {
+    if (s.phase && hooks.screen === "join") {
+      $("jinfo").textContent = "Match " + s.match + " is " + PHASE_WORDS[s.phase] +
+        " \u00b7 " + s.seats + " of 2 seats taken \u00b7 " + s.observers + " watching";
+    }
+  });
+  ui.pollTimer = setTimeout(poll, 3000);
+}
+
+// the board's rule (net/intents.py clean_name): 12 printable characters, no markup
+function cleanName(text) {
+  let out = "";
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    if (out.length >= 12) {
+      break;
+    }
+    if (code < 32 || (code >= 127 && code < 160) || "<>&\"'`\\".includes(ch)) {
+      continue;
+    }
+    out += ch;
+  }
+  return out.trim();
+}
+
+// role: "play" (take a seat) or "watch"
+export function start(role) {
+  session.name = cleanName($("nm").value);
+  $("nm").value = session.name;
+  if (session.role !== role || role === "watch") {
+    forgetSeat();
+  }
+  session.role = role;
+  save();
+  $("jmsg").textContent = "Connecting\u2026";
+  net.tries = 0;
+  connect();
+}
+
+function leave() {
+  const view = game.view;
+  const playing = view && (view.ph === "active" || view.ph === "countdown");
+  if (session.role === "play" && playing && !confirm("Leave the match? You forfeit it.")) {
+    return;
+  }
+  if (session.role === "play") {
+    intent("leave");
+  }
+  forgetSeat();
+  session.role = null;
+  save();
+  game.mem = null;
+  const socket = net.ws;
+  net.ws = null;
+  if (socket) {
+    setTimeout(() => socket.close(1000, "left"), 150);
+  }
+  stopHeartbeat();
+  joinScreen("");
+}
+
+// the how-to-play dialog, its legend drawn in the reader's own colours
+export function showHelp() {
+  const me = game.seat || 1;
+  const other = 3 - me;
+  for (const legend of document.querySelectorAll("#leg canvas")) {
+    legend.width = legend.height = 80;
+    const g = legend.getContext("2d");
+    g.scale(2, 2);
+    g.fillStyle = PAL.fl;
+    g.fillRect(0, 0, 40, 40);
+    const what = legend.dataset.l;
+    drawingOn(g, () => {
+      if (what === "me") {
+        pawn(0, 0, 40, me, true, 0);
+      } else if (what === "op") {
+        pawn(0, 0, 40, other, false, me);
+      } else if (what === "k" || what === "k2") {
+        obj(0, 0, 40, 0, what === "k" ? me : other, 0, 0);
+      } else if (what === "x" || what === "xo") {
+        obj(0, 0, 40, 1, me, 1, what === "xo");
+      } else if (what === "c") {
+        obj(0, 0, 40, 2, me, 0, 0);
+      } else if (what === "e") {
+        obj(0, 0, 40, 3, 0, 0, 0);
+      } else if (what === "m") {
+        cell(0, 0, 40, 5, false);
+      } else {
+        g.fillStyle = PAL.bg;
+        g.fillRect(0, 0, 40, 40);
+        cell(0, 0, 40, -1, false);
+      }
+    });
+  }
+  $("help").showModal();
+}
+
+export function bindScreens() {
+  for (const button of document.querySelectorAll(".help")) {
+    button.onclick = showHelp;
+  }
+  $("bPlay").onclick = () => start("play");
+  $("bWatch").onclick = () => start("watch");
+  $("nm").onkeydown = (e) => {
+    if (e.key === "Enter") {
+      start("play");
+    }
+  };
+  $("bLeave").onclick = leave;
+}

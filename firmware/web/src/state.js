@@ -1,0 +1,135 @@
+// Everything the page changes after start-up, in named objects, one field per line.
+//
+// session: who this tab is, saved in sessionStorage "md" (a reload keeps it, every tab has its
+// own); a player's seat is also kept in localStorage "md:<token>" with the time a tab last used
+// it, so a new tab after the browser was closed resumes it, but never a seat another open tab
+// uses. Its field names are the stored format: role, tok (seat token), name, c (the last client
+// sequence), ob (the outbox: [{m, at}]), mem (the map memory: {k, d, o, cp}).
+
+import { STALE } from "./constants.js";
+
+const tabStore = sessionStorage;
+const browserStore = localStorage;
+
+function load(store, key) {
+  try {
+    return JSON.parse(store.getItem(key));
+  } catch (e) {
+    return null;
+  }
+}
+
+// a seat stored by a tab that is gone (closed, or not seen for STALE ms), to resume
+function adoptStoredSeat() {
+  const old = load(browserStore, "md"); // a page from before tabs had their own identity
+  if (old && old.tok) {
+    browserStore.setItem("md:" + old.tok, JSON.stringify(old));
+  }
+  browserStore.removeItem("md");
+  for (let i = 0; i < browserStore.length; i++) {
+    const key = browserStore.key(i);
+    const stored = key.startsWith("md:") && load(browserStore, key);
+    if (stored && stored.role === "play" && !(Date.now() - (stored.at || 0) < STALE)) {
+      return stored;
+    }
+  }
+  return null;
+}
+
+export let session = load(tabStore, "md") || {};
+if (!session.role) {
+  session = adoptStoredSeat() || session;
+}
+session.c = session.c || 0;
+session.ob = session.ob || [];
+
+let pageGone = false; // pagehide came: every save from then on frees the seat
+
+export function setPageGone(gone) {
+  pageGone = gone;
+}
+
+export function save() {
+  try {
+    tabStore.setItem("md", JSON.stringify(session));
+    if (session.tok) {
+      const at = pageGone ? 0 : Date.now();
+      browserStore.setItem("md:" + session.tok, JSON.stringify({ ...session, at }));
+    }
+  } catch (e) {
+    // storage full: the tab plays on without it
+  }
+}
+
+export function forgetSeat() {
+  if (session.tok) {
+    browserStore.removeItem("md:" + session.tok);
+  }
+  session.tok = null;
+  session.ob = [];
+  session.mem = null;
+}
+
+export const net = { // the connection
+  ws: null, // the socket; null while there is none
+  tries: 0, // reconnects since a welcome (backoff)
+  reconnectTimer: 0, // reconnect timeout
+  heartbeatTimer: 0, // heartbeat interval
+  lastRx: 0, // now() of the last message in
+  cfg: { cool: 250, idle: 20000 }, // from welcome (ms)
+  resyncTimer: 0, // timeout that asks for a fresh view
+};
+
+export const game = { // the match
+  seat: 0, // own seat; 0 = spectator
+  mn: 0, // match number
+  boot: "", // the board run (welcome): a restart starts everything afresh
+  room: null, // the last room line
+  rules: null, // the last rules line (the lobby)
+  fair: null, // the last fair line (the seed's commitment)
+  names: ["", "", ""], // the last names seen per seat (a freed seat keeps its player's name)
+  away: [0, 0, 0], // now() when an away seat's grace period ends, 0 = present
+  view: null, // the view shown (c: flags, -1 = not in it)
+  lastS: -1, // its s: older views are refused
+  viewNo: 0, // complete views so far
+  mem: null, // map memory (-1 = never seen)
+  remembered: [], // objects seen earlier, as last seen
+  compass: -1, // the last compass reading
+  countdownMs: 0, // countdown length (ms)
+  goAt: 0, // now() of GO (the end of the countdown)
+  size: 0, // cells of the maze (welcome)
+  end: null, // the figures of match mn (its first maze message)
+  reveal: null, // the revealed maze of match mn: {mn, c: flags + 16/32 for the paths}
+};
+
+export const input = { // moves, one in flight at a time
+  held: -1, // direction held, -1 = none
+  queued: -1, // direction tapped during a wait
+  retries: 0, // COOLDOWN retries of this move
+  inflight: null, // c of the move awaiting its answer
+  nextAt: 0, // no move before this now()
+  waitView: -1, // viewNo at the last ack: wait for a newer one
+  pumpTimer: 0, // pump() timeout
+  swipe: null, // {x, y, id, d}
+};
+
+export const ui = { // the screen, besides the view
+  taken: false, // seat opened elsewhere (4001)
+  tickTimer: 0, // countdown and clock redraw interval
+  goUntil: 0, // "GO!" shows until this now()
+  log: [], // the last four events (spectators)
+  meeting: null, // a meeting being told: {seat, back: [key_returned events]}
+  pollTimer: 0, // the join screen's /status poll
+  ssid: "", // the board's network name (/status), for the TV's join panel
+  pos: [0, -1, -1], // where each pawn was drawn last
+  anim: [0, null, null], // pawn slides: {from, to, t0}
+  frame: 0, // animation frame pending
+};
+
+export const grid = { // the canvas window on the maze
+  cs: 20, // cell size (CSS px)
+  ox: 0, // first column shown
+  oy: 0, // first row shown
+  vw: 0, // columns shown
+  vh: 0, // rows shown
+};
