@@ -151,12 +151,21 @@ def machine_code(source):
     return re.search(r"^[ \t]*@micropython\.(viper|native)\b", source, re.M) is not None
 
 
+# Firmware modules that stay off the board: the tests and tools use them, the board never
+# imports them (game.ruleset_check: the registry is checked by the tests, docs/rules.md).
+HOST_ONLY = ("game/ruleset_check.py",)
+
+
 def package_modules(firmware, package):
-    """Every .py under firmware/<package>/ (subpackages included), sorted."""
+    """Every .py under firmware/<package>/ (subpackages included) but HOST_ONLY, sorted."""
     base = firmware / package
     if not base.is_dir():
         return []
-    return sorted(p for p in base.rglob("*.py") if "__pycache__" not in p.parts)
+    return sorted(
+        p
+        for p in base.rglob("*.py")
+        if "__pycache__" not in p.parts and p.relative_to(firmware).as_posix() not in HOST_ONLY
+    )
 
 
 def microdot_dir():

@@ -124,7 +124,11 @@ if [ ! -d "$FLASH/web" ]; then
     if [ -f "$FLASH/settings.json" ]; then SETTINGS="--settings $FLASH/settings.json"; fi
     # shellcheck disable=SC2086
     # the page is built from firmware/web/ (its script bundled by esbuild): no build, no client
-    if ! "${PYTHON:-python3}" "$ROOT/tools/build_image.py" --web "$FLASH/web" --url "$URL" $SETTINGS; then
+    # (a settings.json the build cannot read is the board's to report: the page is then built
+    # without the Wi-Fi's QR code)
+    if ! "${PYTHON:-python3}" "$ROOT/tools/build_image.py" --web "$FLASH/web" --url "$URL" $SETTINGS \
+        && { [ -z "$SETTINGS" ] \
+            || ! "${PYTHON:-python3}" "$ROOT/tools/build_image.py" --web "$FLASH/web" --url "$URL"; }; then
         echo "run_host.sh: cannot build the phone client (above); make venv installs what it needs" >&2
         exit 1
     fi

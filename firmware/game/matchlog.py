@@ -10,6 +10,13 @@
 # functions are Header's, under names the firmware already uses.
 from game.compat import const
 
+# The log's sizes (docs/log.md): its header, one entry, and the tail file of the entries not
+# yet in the log (8 bytes: first entry's number, count, check; then TAIL_GROUP entries), which
+# LittleFS keeps inline in its directory's metadata (at most 128 bytes).
+HEADER_SIZE = const(208)
+ENTRY_SIZE = const(8)
+TAIL_GROUP = const(14)
+TAIL_SIZE = const(8 + 14 * 8)
 _NAME = const(48)  # bytes of a name in the header (12 characters of up to 4 bytes)
 _FORMAT = const(1)  # the header's format version
 _RULES = const(1)  # the rules version: bumped by any change to game.engine's rules
@@ -92,7 +99,7 @@ class Header:
     def write(self, buf):
         """The header in buf (a bytearray of 208 bytes); returns buf."""
         place = Header.place
-        for i in range(208):
+        for i in range(HEADER_SIZE):
             buf[i] = 0
         buf[0:4] = b"MDLG"
         buf[4] = _FORMAT

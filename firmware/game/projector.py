@@ -33,7 +33,7 @@
 # (game.writers: MicroPython's viper emitter); this plans them and writes the rest.
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
-from game.rules import PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (re-exported)
+from game.rules import PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (PROTOCOL_VERSION re-exported)
 from game.writers import write_objects, write_runs, write_seat
 
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
@@ -67,7 +67,6 @@ _PHASES = const((b"waiting", b"countdown", b"active", b"finished"))
 _RESULTS = const((b"none", b"win", b"draw", b"forfeit"))
 _RES_END = const(b"\r\x0c\r\x10")  # a result's bytes and the 9 of `","win":W` after it
 # game.rules' numbers, as private consts (their values in the bytecode, not a global's lookup)
-_RECORD_MAX = const(512)
 
 # Payload members, in this order after the envelope: status (record 0), objects (record 0:
 # they always fit there), cells; the objects and the cells written by game.writers.
@@ -190,12 +189,12 @@ class Projector:
     def __init__(self, headroom=0, gap=None):
         self._gap = gap
         # A store per seat, with the seat's last view of one record (buf: its bytes).
-        size = headroom + _RECORD_MAX
+        size = headroom + RECORD_MAX
         self._stores = (None, bytearray(size), bytearray(size))
         self._bufs = (
             None,
-            memoryview(self._stores[1])[headroom : headroom + _RECORD_MAX],
-            memoryview(self._stores[2])[headroom : headroom + _RECORD_MAX],
+            memoryview(self._stores[1])[headroom : headroom + RECORD_MAX],
+            memoryview(self._stores[2])[headroom : headroom + RECORD_MAX],
         )
         self.store = self._stores[1]
         self.buf = self._bufs[1]
@@ -506,13 +505,13 @@ class Projector:
             count = 1  # (0: one record, in the seat's store)
             if role and b is not self.obs:
                 n = 6 + nruns * (10 + rlen)
-                if p + n >= at + _RECORD_MAX:
+                if p + n >= at + RECORD_MAX:
                     n = 6 + nruns * (7 + rlen)
                     t = lo + (nruns - 1) * w
                     for q in (10, 100, 1000):
                         if t >= q:
                             n += nruns if lo >= q else nruns - (q - 1 - lo) // w - 1
-                if p + n < at + _RECORD_MAX:
+                if p + n < at + RECORD_MAX:
                     count = 0
             if count:
                 # More than one record (or the observer's): in obs, each after its gap. Where
@@ -527,14 +526,14 @@ class Projector:
                 used = p - at + 1
                 run = off = count = 0
                 while True:
-                    if count >= MAX_CHUNKS or used > _RECORD_MAX:
+                    if count >= MAX_CHUNKS or used > RECORD_MAX:
                         raise ValueError("view too large")
                     self._chunks[count] = run * 1024 + off
                     first = True
                     while run < nruns:
                         # [first,"hex..."] plus the member's opening and closing, or a comma.
                         over = ndigits(lo + run * w + off) + (12 if first else 6)
-                        room = _RECORD_MAX - used - over
+                        room = RECORD_MAX - used - over
                         if room < 1:
                             break
                         first = False
@@ -560,7 +559,7 @@ class Projector:
                     # (let the old buffer go first; room to grow a little, and for record 0
                     # of any view; what it showed is gone)
                     self.obs = self._obs_pre = None
-                    self.obs = bytearray(max(n, _GAP + _RECORD_MAX + _SLACK) + 32)
+                    self.obs = bytearray(max(n, _GAP + RECORD_MAX + _SLACK) + 32)
                     self._obs_pre = memoryview(self.obs)[_GAP : _GAP + _PRE_MAX]
                     b = None
                 if b is not self.obs:

@@ -4,9 +4,10 @@
 # interrupted match (net/resume.py), and drops it after; tools/replay.py checks a log with this
 # same code. The format's numbers are private copies of game.matchlog's
 # (host_tests/test_private_consts.py checks them).
+from game import rulesets
 from game.compat import const
 from game.engine import Match
-from game.matchlog import Header
+from game.matchlog import HEADER_SIZE, Header
 from game.rules import CMD_DROP, CMD_MOVE, FINISHED, OK
 from game.rulesets import RULESETS
 
@@ -76,7 +77,7 @@ class Replay:
     def head(buf):
         """The Header in buf; ValueError if it is not one of this format, or damaged."""
         if (
-            len(buf) < 208
+            len(buf) < HEADER_SIZE
             or buf[0:4] != b"MDLG"
             or buf[4] != _FORMAT
             or Replay.uint(buf, 206, 2) != Header.sum(buf, 0, 206, 0, 0)
@@ -108,7 +109,14 @@ class Replay:
         if match is None:
             w, h, pairs, braid, cooldown, countdown = header.params
             rs = RULESETS[header.series[0]]  # the ruleset's numbers, by its index
-            rules = (rs[6], rs[7], rs[8], rs[11], rs[10], rs[14])
+            rules = (
+                rs[rulesets.RADIUS],
+                rs[rulesets.VISION_RADIUS],
+                rs[rulesets.VISION_MOVES],
+                rs[rulesets.FINISH_MS],
+                rs[rulesets.COMPASS],
+                rs[rulesets.SIGHT],
+            )
             match = Match(seed, w, h, cooldown, countdown, pairs, braid, rules)
         else:
             match.reset(seed)

@@ -5,7 +5,7 @@
 #   entry, problems = check(entry)      # clamped; problems: ((member, code), ...)
 from game.compat import const
 from game.rules import preset
-from game.rulesets import RULESETS
+from game.rulesets import ID, RULESETS
 
 # Where each number is in an entry, and its bounds (lo, hi): a value outside them is clamped
 # (CLAMPED), one that is not a whole number refused (BAD: the classic value is used).
@@ -47,7 +47,7 @@ BAD = "BAD_VALUE"  # not a whole number, or a text or preset that is not one: cl
 
 
 def ids():
-    return tuple(entry[0] for entry in RULESETS)
+    return tuple(entry[ID] for entry in RULESETS)
 
 
 def check(entry):

@@ -15,8 +15,26 @@
 # Checking a ruleset (clamped or refused, with coded reasons) is game.ruleset_check's: the
 # registry is checked by the tests and by the board's settings at start, so the board keeps
 # only this data and these few functions in its heap (docs/memory.md).
+from game.compat import const
 from game.engine import Match
 from game.rules import preset
+
+# A ruleset's fields, by name (consts: the image folds them into the numbers).
+ID = const(0)
+LABEL = const(1)
+ABOUT = const(2)
+PRESET = const(3)
+COOLDOWN_MS = const(4)
+COUNTDOWN_MS = const(5)
+RADIUS = const(6)
+VISION_RADIUS = const(7)
+VISION_MOVES = const(8)
+ARTIFACT_PAIRS = const(9)
+COMPASS = const(10)
+FINISH_MS = const(11)
+GRACE_MS = const(12)
+BEST_OF = const(13)
+SIGHT = const(14)
 
 DEFAULT = "classic"
 RULESETS = (
@@ -79,7 +97,7 @@ UNKNOWN = "UNKNOWN_RULESET"  # find(): no ruleset has this id, classic instead
 def find(ruleset_id):
     """(entry, None) for a known id; (classic, UNKNOWN) for anything else."""
     for entry in RULESETS:
-        if entry[0] == ruleset_id:
+        if entry[ID] == ruleset_id:
             return entry, None
     return RULESETS[0], UNKNOWN
 
@@ -91,15 +109,22 @@ def new_match(seed, entry, maze=None, cooldown=None, countdown=None, scratch=Non
     (a board's settings may fix them, net/settings.py). scratch: bytes the maze's generation
     may use (game.maze.Workspace)."""
     fixed = preset(maze)
-    _, w, h, pairs, braid, _, _ = fixed or preset(entry[3])
+    _, w, h, pairs, braid, _, _ = fixed or preset(entry[PRESET])
     return Match(
         seed,
         w,
         h,
-        entry[4] if cooldown is None else cooldown,
-        entry[5] if countdown is None else countdown,
-        pairs if fixed else entry[9],
+        entry[COOLDOWN_MS] if cooldown is None else cooldown,
+        entry[COUNTDOWN_MS] if countdown is None else countdown,
+        pairs if fixed else entry[ARTIFACT_PAIRS],
         braid,
-        (entry[6], entry[7], entry[8], entry[11], entry[10], entry[14]),
+        (
+            entry[RADIUS],
+            entry[VISION_RADIUS],
+            entry[VISION_MOVES],
+            entry[FINISH_MS],
+            entry[COMPASS],
+            entry[SIGHT],
+        ),
         scratch,
     )

@@ -32,17 +32,22 @@ from binascii import hexlify
 from hashlib import sha256
 
 from game.compat import const
-from game.matchlog import Header
+from game.matchlog import HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
 from game.rules import CMD_MOVE, FINISHED, WAITING
 from net.frames import pieces
 
-_GROUP = const(14)  # entries the tail file holds: 8 + 14 * 8 = 120 bytes, inline on LittleFS
 _MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
 _DROP = const(2)
 _CLOCK = const(3)
 _FORFEIT = const(4)
 _CHECK = const(5)
 _END = const(6)
+
+
+def log_path(folder, n, kind="log"):
+    """The file of match n's log in folder: match-n.log, or its .tail (the entries not yet in
+    the log) or .new (a rewrite at resume). The one place the names are made."""
+    return "%s/match-%s.%s" % (folder, n, kind)
 
 
 class Journal:
@@ -60,7 +65,7 @@ class Journal:
         self.used = 0  # the log number of the current match once complete, 0: none
         self.main = None  # the open files while a match is logged: the log ...
         self.stream = None  # ... and its tail
-        self.buf = bytearray(120)  # the tail's bytes: first, count, check, entries
+        self.buf = bytearray(TAIL_SIZE)  # the tail's bytes: first, count, check, entries
         self.body = memoryview(self.buf)[8:]
         self.hasher = sha256()  # the next match's commitment is computed with it
         self.index = 0  # entries of the current match
@@ -111,7 +116,7 @@ class Journal:
                 h.token_hash[s] = self.sha256(seat.token.encode())[:16]  # Seat.token_hash
                 h.players[s] = seat.name
         h.write(buf)
-        return memoryview(buf)[:208]
+        return memoryview(buf)[:HEADER_SIZE]
 
     def sha256(self, data):
         """sha256(data).digest() with a sha256 object made ahead (116 bytes, which a heap the
@@ -161,12 +166,12 @@ class Journal:
         if self.path is not None:
             self.number += 1
             self.opened = n = self.number
-            Journal.remove("%s/match-%d.log" % (self.path, n - self.size))  # the oldest kept
+            Journal.remove(log_path(self.path, n - self.size))  # the oldest kept
             try:
-                self.main = open("%s/match-%d.log" % (self.path, n), "ab")  # a new file
+                self.main = open(log_path(self.path, n), "ab")  # a new file
                 self.main.write(self.head(host, True))
                 self.main.flush()
-                self.stream = open("%s/match-%d.tail" % (self.path, n), "w" + "b")
+                self.stream = open(log_path(self.path, n, "tail"), "w" + "b")
                 self.flush()
                 self.used = n
             except (OSError, MemoryError) as exc:
@@ -226,8 +231,8 @@ class Journal:
         self.index = count
         self.pending = 0
         self.seq = seq
-        self.main = open("%s/match-%d.log" % (self.path, n), "ab")
-        self.stream = open("%s/match-%d.tail" % (self.path, n), "w" + "b")
+        self.main = open(log_path(self.path, n), "ab")
+        self.stream = open(log_path(self.path, n, "tail"), "w" + "b")
         self.flush()
 
     # ---- files ------------------------------------------------------------------------------
@@ -242,7 +247,7 @@ class Journal:
         self.pending += 1
         try:
             self.flush()
-            if self.pending == _GROUP:
+            if self.pending == TAIL_GROUP:
                 self.main.write(self.body)
                 self.main.flush()
                 self.pending = 0
@@ -274,7 +279,7 @@ class Journal:
                     self.main.write(self.body[: 8 * self.pending])
                 self.main.close()
                 self.stream.close()
-                os.remove("%s/match-%d.tail" % (self.path, self.opened))
+                os.remove(log_path(self.path, self.opened, "tail"))
             except (OSError, MemoryError) as exc:
                 self._drop(exc)
         self.main = self.stream = None
@@ -304,7 +309,7 @@ def add_log_route(app, journal):
     def logs(request):
         q = request.query_string  # n=N (the board's Microdot does not parse query strings)
         n = q[2:] if q[:2] == "n=" else ""
-        name = "%s/match-%s.log" % (journal.path, n)
+        name = log_path(journal.path, n)
         try:
             size = os.stat(name)[6]
         except OSError:

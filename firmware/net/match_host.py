@@ -25,13 +25,12 @@ from game.compat import const
 from game.projector import OBSERVER
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
-from net.frames import frame, pieces
+from net.frames import MAX_MESSAGE, frame, pieces
 from net.journal import Journal
 from net.seats import Seat
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
-_MAX_MESSAGE = const(512)  # net.frames
 _CLOSE_NORMAL = const(1000)
 _CLOSE_REPLACED = const(4001)
 _CLOSE_ROOM_FULL = const(4003)
@@ -75,7 +74,7 @@ class MatchHost:
         # readers unmask a payload into it, the match log makes its header in it, the DNS
         # responder its replies, a new maze two of its tables (one buffer, not a few hundred
         # bytes each)
-        self.scratch = bytearray(_MAX_MESSAGE)
+        self.scratch = bytearray(MAX_MESSAGE)
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
         # the match log and the seed commitment (net/journal.py); paused: a match resumed
@@ -137,7 +136,7 @@ class MatchHost:
         # with the seed (net/journal.py)
         series = (
             rulesets.RULESETS.index(self.ruleset),
-            self.ruleset[13] // 2,
+            self.ruleset[rulesets.BEST_OF] // 2,
             self.score[1],
             self.score[2],
         )
@@ -148,7 +147,7 @@ class MatchHost:
         """A match of the ruleset chosen (with what settings.json fixes); its grace too."""
         fix = self._fix
         entry = self._built = self.ruleset
-        self.grace_ms = entry[12] if fix[3] is None else fix[3]
+        self.grace_ms = entry[rulesets.GRACE_MS] if fix[3] is None else fix[3]
         m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2], self.scratch)
         # the end of a match's buffers, for this maze's size: the cells stood on (seat 1's
         # bitset, then seat 2's) and the reveal's frames (made now, not at the end)
@@ -169,7 +168,7 @@ class MatchHost:
     def series_over(self):
         """True when a seat has won the series of a best-of-N ruleset (single matches make
         no series: their score runs on while both seats stay held)."""
-        need = self.ruleset[13] // 2 + 1
+        need = self.ruleset[rulesets.BEST_OF] // 2 + 1
         return need > 1 and (self.score[1] >= need or self.score[2] >= need)
 
     # ---- a match the log restores (net.resume, at boot) ----------------------------------------
@@ -332,15 +331,15 @@ class MatchHost:
     def _rules_text(self):
         entry = self.ruleset
         fix = self._fix
-        maze = rulesets.preset(fix[0]) or rulesets.preset(entry[3])
+        maze = rulesets.preset(fix[0]) or rulesets.preset(entry[rulesets.PRESET])
         return messages.rules_line(
             entry,
             (
                 maze[1],
                 maze[2],
-                entry[4] if fix[1] is None else fix[1],
-                entry[5] if fix[2] is None else fix[2],
-                entry[12] if fix[3] is None else fix[3],
+                entry[rulesets.COOLDOWN_MS] if fix[1] is None else fix[1],
+                entry[rulesets.COUNTDOWN_MS] if fix[2] is None else fix[2],
+                entry[rulesets.GRACE_MS] if fix[3] is None else fix[3],
                 self.fixed,
                 0 if self.fixed else self.chooser,
             ),
@@ -359,7 +358,10 @@ class MatchHost:
             code = intents.NOT_CHOOSER
         elif not (
             self.match.phase == _WAITING
-            or (self.match.phase == _FINISHED and (self.ruleset[13] == 1 or self.series_over()))
+            or (
+                self.match.phase == _FINISHED
+                and (self.ruleset[rulesets.BEST_OF] == 1 or self.series_over())
+            )
         ):
             # a match or a series runs: the choice is for before the next one
             code = rules.CODE_NAMES[rules.PHASE]
@@ -380,7 +382,7 @@ class MatchHost:
             self.views.follow(self.match)
             gc.collect()
             self.views.changed()
-        self.log("game: ruleset %s chosen" % entry[0])
+        self.log("game: ruleset %s chosen" % entry[rulesets.ID])
         self._send(_TO_ALL, self._rules())
         self._room()
 
@@ -665,7 +667,7 @@ class MatchHost:
     def match_summary(self):
         m = self.match
         return "%s: %dx%d maze, cooldown %d ms, countdown %d ms, %d observers max" % (
-            self.ruleset[0],
+            self.ruleset[rulesets.ID],
             m.width,
             m.height,
             m.cooldown_ms,
@@ -688,7 +690,7 @@ class MatchHost:
         return [
             b"{",
             '"phase":"%s","ruleset":"%s","match":%d'
-            % (rules.PHASE_NAMES[self.match.phase], self.ruleset[0], self.match_no),
+            % (rules.PHASE_NAMES[self.match.phase], self.ruleset[rulesets.ID], self.match_no),
             ',"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
             % (present, held, self.max_observers, len(self.observers)),
         ]

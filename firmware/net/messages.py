@@ -4,7 +4,7 @@
 # fixed here, never by a dict. docs/protocol.md describes every message.
 import json
 
-from game import rules
+from game import rules, rulesets
 from game.compat import const
 from game.rulesets import RULESETS
 from net.frames import pieces, put_header
@@ -112,24 +112,24 @@ def rules_line(entry, nums):
         % (
             _bool(fixed),
             nums[6],
-            entry[0],
-            entry[1],
-            entry[2],
+            entry[rulesets.ID],
+            entry[rulesets.LABEL],
+            entry[rulesets.ABOUT],
             nums[0],
             nums[1],
             nums[2],
             nums[3],
-            entry[6],
-            entry[7],
-            entry[8],
-            entry[9],
-            entry[10],
-            entry[11],
+            entry[rulesets.RADIUS],
+            entry[rulesets.VISION_RADIUS],
+            entry[rulesets.VISION_MOVES],
+            entry[rulesets.ARTIFACT_PAIRS],
+            entry[rulesets.COMPASS],
+            entry[rulesets.FINISH_MS],
             nums[4],
-            entry[13],
-            "sight" if entry[14] else "square",
-            "" if fixed else ",".join('"%s"' % e[0] for e in RULESETS),
-            "" if fixed else ",".join('"%s"' % e[1] for e in RULESETS),
+            entry[rulesets.BEST_OF],
+            "sight" if entry[rulesets.SIGHT] else "square",
+            "" if fixed else ",".join('"%s"' % e[rulesets.ID] for e in RULESETS),
+            "" if fixed else ",".join('"%s"' % e[rulesets.LABEL] for e in RULESETS),
         )
     )
 
@@ -164,7 +164,7 @@ def room(host):
         host.max_observers,
         host.score[1],
         host.score[2],
-        host.ruleset[0],
+        host.ruleset[rulesets.ID],
     )
     return pieces(*texts)
 

@@ -13,6 +13,8 @@ import time
 
 from microdot import Response
 
+from game import rulesets
+
 # The OS connectivity probes, matched on the path alone, whatever the Host: "|path body", one
 # after another, where a path followed by "|" shares the next one's body; a body of "-" is a
 # 204 with none, one starting with "<" is HTML, any other plain text. One string, not a table of
@@ -133,7 +135,7 @@ def add_status_route(app, board):
             ',"ssid":%s,"preset":%s'
             % (
                 json.dumps(board.config.ssid),
-                json.dumps(board.config.preset or game.host.ruleset[3]),
+                json.dumps(board.config.preset or game.host.ruleset[rulesets.PRESET]),
             )
         )
         parts.append(

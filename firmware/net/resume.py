@@ -7,11 +7,11 @@
 import os
 
 from game.compat import const
-from game.matchlog import Header
+from game.matchlog import ENTRY_SIZE, HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
 from game.replay import Replay
 from game.rulesets import RULESETS
+from net.journal import log_path
 
-_GROUP = const(14)  # entries a tail file holds (net.journal)
 _CHECK = const(5)  # entry kinds (game.matchlog)
 _END = const(6)
 
@@ -56,22 +56,22 @@ def resume(host, folder="log"):
         for name in os.listdir(folder):  # match-N.log, match-N.tail, match-N.new
             k = name[6 : name.find(".")]
             path = folder + "/" + name
-            if "%s/match-%s.new" % (folder, k) == path:  # a rewrite that did not finish
+            if log_path(folder, k, "new") == path:  # a rewrite that did not finish
                 _remove(path)
-            elif k.isdigit() and "%s/match-%s.log" % (folder, k) == path:
+            elif k.isdigit() and log_path(folder, k) == path:
                 logs.append(int(k))
         n = max(logs) if logs else 0
         j.use(folder, n)
         for k in logs:  # the oldest beyond the number kept
             if k <= n - j.size:
-                _remove("%s/match-%d.log" % (folder, k))
+                _remove(log_path(folder, k))
         if n:
             try:
                 resumed = rebuild(host, folder, n)
             except ValueError as exc:  # cut while its header was written: never replayed
                 host.log("log: match log %d removed: %r" % (n, exc))
-                _remove("%s/match-%d.log" % (folder, n))
-                _remove("%s/match-%d.tail" % (folder, n))
+                _remove(log_path(folder, n))
+                _remove(log_path(folder, n, "tail"))
                 host.match.reset(j.pick())
     except Exception as exc:  # the board starts, whatever its flash holds or does
         host.log("log: no resume: %r" % (exc,))
@@ -83,24 +83,26 @@ def rebuild(host, folder, n):
     entries (a torn or garbage tail is dropped: written to a new file, then renamed over the
     log), replaying them onto the host's match; then its match resumes, or the log is closed
     as abandoned (an end without a result) if it cannot go on."""
-    main = "%s/match-%d.log" % (folder, n)
+    main = log_path(folder, n)
     tail = b""
     try:
-        with open("%s/match-%d.tail" % (folder, n), "rb") as f:
-            tail = f.read(120)
+        with open(log_path(folder, n, "tail"), "rb") as f:
+            tail = f.read(TAIL_SIZE)
     except OSError:
         size = os.stat(main)[6]
-        count = (size - 208) // 8
-        if count > 0 and count * 8 + 208 == size:  # no tail: complete if it ends with an end
+        count = (size - HEADER_SIZE) // ENTRY_SIZE
+        if (
+            count > 0 and count * ENTRY_SIZE + HEADER_SIZE == size
+        ):  # no tail: complete if it ends with an end
             with open(main, "rb") as f:
                 f.seek(size - 8)
-                entry = Replay.read(f.read(8), 0, count - 1)
+                entry = Replay.read(f.read(ENTRY_SIZE), 0, count - 1)
             if entry is not None and entry[0] == _END:
                 return 0
-    fresh = "%s/match-%d.new" % (folder, n)
+    fresh = log_path(folder, n, "new")
     _remove(fresh)
     with open(main, "rb") as f:
-        raw = f.read(208)
+        raw = f.read(HEADER_SIZE)
         head = Replay.head(raw)
         # the match's ruleset and series score, from its header (unless settings.json now
         # fixes another ruleset: then the match is abandoned below)
@@ -113,7 +115,7 @@ def rebuild(host, folder, n):
         rep = Replay(head, m if same else None)
         out = open(fresh, "ab")
         out.write(raw)
-        buf = bytearray(8)
+        buf = bytearray(ENTRY_SIZE)
         count = 0
         while f.readinto(buf) == 8:
             entry = Replay.read(buf, 0, count)
@@ -122,10 +124,10 @@ def rebuild(host, folder, n):
             out.write(buf)
             rep.take(entry)
             count += 1
-    dropped = os.stat(main)[6] - 208 - count * 8
+    dropped = os.stat(main)[6] - HEADER_SIZE - count * ENTRY_SIZE
     if len(tail) >= 8 and tail[6] << 8 | tail[7] == Header.sum(tail, 0, 6, 0, 0):
         first = tail[0] << 24 | tail[1] << 16 | tail[2] << 8 | tail[3]
-        for k in range(min(tail[4], _GROUP)):
+        for k in range(min(tail[4], TAIL_GROUP)):
             if first + k < count:
                 continue  # already in the log (a crash between the two writes)
             entry = Replay.read(tail, 8 + 8 * k, count) if first + k == count else None
@@ -145,7 +147,7 @@ def rebuild(host, folder, n):
         count += 1
     out.close()
     os.rename(fresh, main)
-    _remove("%s/match-%d.tail" % (folder, n))
+    _remove(log_path(folder, n, "tail"))
     host.log(
         "log: match log %d: %d entries, %d bytes dropped, resumed %r %r"
         % (n, count, dropped, go_on, rep.reason)

@@ -8,6 +8,7 @@
 import errno
 import json
 
+from game import rulesets
 from game.compat import const
 from game.rules import PRESETS
 from game.rulesets import DEFAULT, RULESETS, UNKNOWN
@@ -19,7 +20,7 @@ _MAX_FILE_BYTES = const(2048)  # a full settings file is ~400 bytes: more is a m
 
 # The rules presets' names (game.rules.PRESETS owns what each one means).
 PRESET_NAMES = tuple(entry[0] for entry in PRESETS)
-RULESET_IDS = tuple(entry[0] for entry in RULESETS)
+RULESET_IDS = tuple(entry[rulesets.ID] for entry in RULESETS)
 
 # Kinds of check; lo/hi meaning depends on the kind.
 _INT = const(0)  # whole number in lo..hi (true/false is not a number)
