@@ -5,7 +5,7 @@ Layout of the image, which mirrors the board's flash:
     a.mpy, b.mpy, ...      every module of the two firmware packages (game, net) and of Microdot
                            (from the installed PyPI package, trimmed to what the firmware uses:
                            tools/trim_microdot.py), compiled by mpy-cross, as flat top-level
-                           modules with short names (`game.fifo` is `c`): the module map is in
+                           modules with short names (`game.prng` is `c`): the module map is in
                            <out>.names.txt. --readable and --frozen keep the packages:
                            game/*.mpy, net/*.mpy and lib/microdot/*.mpy (/lib is on the path)
     web/index.html.gz      the phone client: index.html's markup and CSS minified (minify-html)
@@ -22,8 +22,8 @@ made small: the firmware's and Microdot's own identifiers are shortened (tools/m
 are their module names (minify.short_modules: every import interns the module's name, the
 name bound on its package and its file's path, never freed; flat short names reuse the short
 identifiers' names: docs/memory.md, "Short module names"), and mpy-cross leaves out line
-numbers. Both maps are written beside the image, <out>.names.txt ("module c game.fifo",
-"global b Match", ...), to read a board's tracebacks (File "c" is game.fifo). --readable
+numbers. Both maps are written beside the image, <out>.names.txt ("module c game.prng",
+"global b Match", ...), to read a board's tracebacks (File "c" is game.prng). --readable
 keeps the names, module names and line numbers (for debugging on a board; the image then
 needs more heap).
 

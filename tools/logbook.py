@@ -207,7 +207,9 @@ def driven_log(seed, preset="small", steps=400, finish=True, ruleset=None, score
     else:
         entry = rulesets.RULESETS[ruleset]
         m = rulesets.new_match(seed, entry)
-        w = Writer(m, seed_bytes_for(seed), series=(ruleset, entry[13] // 2) + tuple(score))
+        w = Writer(
+            m, seed_bytes_for(seed), series=(ruleset, entry[rulesets.BEST_OF] // 2) + tuple(score)
+        )
     seen = [0]
 
     def on_step(m, kind, seat, arg, t, code):

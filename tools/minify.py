@@ -28,11 +28,11 @@ only inside their module), and functions nothing refers to (test and tool helper
 out.
 
 Module names are not renamed here (files are found by name): short_modules(), run next on
-the image's packages, makes their modules flat top-level modules with short names (game.fifo
+the image's packages, makes their modules flat top-level modules with short names (game.prng
 -> c.mpy), and rewrites the imports and the strings naming them.
 
 The renaming is written beside the image (NAMES.txt), to read a board's tracebacks; the module
-map comes first ("module c game.fifo": a traceback's File "c" is game/fifo.py).
+map comes first ("module c game.prng": a traceback's File "c" is game/prng.py).
 """
 
 import ast

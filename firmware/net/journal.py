@@ -213,28 +213,6 @@ class Journal:
             return text[:-1] + ',"restarted":true}'
         return text
 
-    # ---- the folder and a resumed log (net.resume, at boot) ---------------------------------
-
-    def use(self, folder, number):
-        """Logs go to folder from now on; number is the newest one on flash."""
-        self.path = folder
-        self.number = number
-
-    def reopen(self, n, head, count, seq):
-        """Log n (its header head, count entries, the match at state sequence seq) goes on:
-        the match it logs resumes (net.resume)."""
-        self.seed = head.seed
-        self.digest = head.digest
-        self.series = head.series
-        self.done = False
-        self.opened = self.used = n
-        self.index = count
-        self.pending = 0
-        self.seq = seq
-        self.main = open(log_path(self.path, n), "ab")
-        self.stream = open(log_path(self.path, n, "tail"), "w" + "b")
-        self.flush()
-
     # ---- files ------------------------------------------------------------------------------
 
     def _emit(self, kind, seat, arg, aux, value):
@@ -298,6 +276,32 @@ class Journal:
                 pass
         self.main = self.stream = None
         self.used = 0
+
+
+# ---- the folder and a resumed log (net.resume, at boot): module functions, deleted once the
+# board runs (net.wiring.drop_boot_code)
+
+
+def use(journal, folder, number):
+    """Logs go to folder from now on; number is the newest one on flash."""
+    journal.path = folder
+    journal.number = number
+
+
+def reopen(journal, n, head, count, seq):
+    """Log n (its header head, count entries, the match at state sequence seq) goes on:
+    the match it logs resumes (net.resume)."""
+    journal.seed = head.seed
+    journal.digest = head.digest
+    journal.series = head.series
+    journal.done = False
+    journal.opened = journal.used = n
+    journal.index = count
+    journal.pending = 0
+    journal.seq = seq
+    journal.main = open(log_path(journal.path, n), "ab")
+    journal.stream = open(log_path(journal.path, n, "tail"), "w" + "b")
+    journal.flush()
 
 
 def add_log_route(app, journal):

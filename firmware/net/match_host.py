@@ -171,38 +171,6 @@ class MatchHost:
         need = self.ruleset[rulesets.BEST_OF] // 2 + 1
         return need > 1 and (self.score[1] >= need or self.score[2] >= need)
 
-    # ---- a match the log restores (net.resume, at boot) ----------------------------------------
-
-    def play(self, entry):
-        """The match to come is of ruleset entry (the one an interrupted match's log names),
-        unless settings.json fixes another."""
-        if entry is not self.ruleset and not self.fixed:
-            self.ruleset = entry
-            self.match = self._new_match()
-            self.views.follow(self.match)
-
-    def restore(self, restored):
-        """Apply what net.resume rebuilt (a net.resume.Restored): the series score, and, when
-        its match goes on (restored.n), the log, the match number, both seats (held for their
-        players' tokens), the clock from its last logged time, paused until both are back."""
-        head = restored.head
-        self.score[1] = head.series[2]
-        self.score[2] = head.series[3]
-        if not restored.n:  # finished or abandoned: a new match
-            self.match.reset(self.journal.pick())
-            return
-        self.journal.reopen(restored.n, head, restored.count, restored.seq)
-        self.match_no = head.match_no
-        now = self.ticks_ms()
-        for s in (1, 2):
-            self.seats[s].restore(
-                head.token_hash[s], head.players[s], restored.last_c[s], restored.accepted[s], now
-            )
-        self._ms = restored.now  # the match clock goes on from the last logged time ...
-        self._ticks = now
-        self.paused = True  # ... once both players are back (_join)
-        self.views.changed()
-
     # ---- who is who -------------------------------------------------------------------------
 
     def role_of(self, session):
@@ -694,3 +662,47 @@ class MatchHost:
             ',"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
             % (present, held, self.max_observers, len(self.observers)),
         ]
+
+
+# ---- a match the log restores (net.resume, at boot): module functions, not methods, so the
+# wiring deletes them once the board runs (net.wiring.drop_boot_code: their bytecode is freed)
+
+
+def play(host, entry):
+    """The match to come is of ruleset entry (the one an interrupted match's log names),
+    unless settings.json fixes another."""
+    if entry is not host.ruleset and not host.fixed:
+        host.ruleset = entry
+        host.match = host._new_match()
+        host.views.follow(host.match)
+
+
+def restore(host, restored):
+    """Apply what net.resume rebuilt (a net.resume.Restored): the series score, and, when
+    its match goes on (restored.n), the log, the match number, both seats (held for their
+    players' tokens), the clock from its last logged time, paused until both are back."""
+    head = restored.head
+    host.score[1] = head.series[2]
+    host.score[2] = head.series[3]
+    if not restored.n:  # finished or abandoned: a new match
+        host.match.reset(host.journal.pick())
+        return
+    from net.journal import reopen  # (local names: the module functions are deleted later)
+    from net.seats import restore as restore_seat
+
+    reopen(host.journal, restored.n, head, restored.count, restored.seq)
+    host.match_no = head.match_no
+    now = host.ticks_ms()
+    for s in (1, 2):
+        restore_seat(
+            host.seats[s],
+            head.token_hash[s],
+            head.players[s],
+            restored.last_c[s],
+            restored.accepted[s],
+            now,
+        )
+    host._ms = restored.now  # the match clock goes on from the last logged time ...
+    host._ticks = now
+    host.paused = True  # ... once both players are back (_join)
+    host.views.changed()

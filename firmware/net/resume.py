@@ -1,6 +1,6 @@
 # The match log at boot (docs/log.md, "Resume"): take the log folder into use and rebuild an
 # interrupted match from its log into a Restored record, which the host applies
-# (MatchHost.restore): this module writes no field of the host, its journal or its seats.
+# (net.match_host.restore): this module writes no field of the host, its journal or its seats.
 # net/wiring.py runs resume() once and then drops this module and game.replay (with the .mpy files
 # on the filesystem, loaded code costs heap for as long as
 # it stays imported); the tests call it to restart a host.
@@ -10,6 +10,7 @@ from game.compat import const
 from game.matchlog import ENTRY_SIZE, HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
 from game.replay import Replay
 from game.rulesets import RULESETS
+from net import journal, match_host
 from net.journal import log_path
 
 _CHECK = const(5)  # entry kinds (game.matchlog)
@@ -61,7 +62,7 @@ def resume(host, folder="log"):
             elif k.isdigit() and log_path(folder, k) == path:
                 logs.append(int(k))
         n = max(logs) if logs else 0
-        j.use(folder, n)
+        journal.use(j, folder, n)
         for k in logs:  # the oldest beyond the number kept
             if k <= n - j.size:
                 _remove(log_path(folder, k))
@@ -107,7 +108,7 @@ def rebuild(host, folder, n):
         # the match's ruleset and series score, from its header (unless settings.json now
         # fixes another ruleset: then the match is abandoned below)
         entry = RULESETS[head.series[0]]
-        host.play(entry)
+        match_host.play(host, entry)
         m = host.match
         params = (m.width, m.height, m.artifact_pairs, m.braid_percent, m.cooldown_ms)
         same = head.params == params + (m.countdown_ms,)  # else other settings: abandoned
@@ -152,5 +153,5 @@ def rebuild(host, folder, n):
         "log: match log %d: %d entries, %d bytes dropped, resumed %r %r"
         % (n, count, dropped, go_on, rep.reason)
     )
-    host.restore(Restored(n if go_on else 0, head, count, rep))
+    match_host.restore(host, Restored(n if go_on else 0, head, count, rep))
     return n if go_on else 0

@@ -84,18 +84,6 @@ class Seat:
         self.last_c = c
         self.leaving = True
 
-    def restore(self, token_hash, name, last_c, accepted, now):
-        """After a restart (net.resume): held by whoever presents a token with this hash
-        (token_hash(), from the match log), at the logged sequence and count, its grace period
-        starting now."""
-        self.free()
-        self.token = ""
-        self.hashed = hexlify(token_hash).decode()
-        self.name = name
-        self.last_c = last_c
-        self.accepted = accepted
-        self.gone_at = now
-
     def welcomed(self):
         """True the first time the player of a restored seat is welcomed back (holds() left
         hashed empty); it is then an ordinary seat again."""
@@ -117,3 +105,17 @@ class Seat:
             self.hashed = ""
             return True
         return self.token is not None and same_token(self.token, token)
+
+
+# At boot only (net.match_host.restore): a module function, deleted once the board runs.
+def restore(seat, token_hash, name, last_c, accepted, now):
+    """After a restart (net.resume): held by whoever presents a token with this hash
+    (token_hash(), from the match log), at the logged sequence and count, its grace period
+    starting now."""
+    seat.free()
+    seat.token = ""
+    seat.hashed = hexlify(token_hash).decode()
+    seat.name = name
+    seat.last_c = last_c
+    seat.accepted = accepted
+    seat.gone_at = now

@@ -135,10 +135,11 @@ def drop_boot_code():
     handlers they made live on. (Only module-level functions: a method deleted from its class
     frees nothing, docs/memory.md.)"""
     from game import rules
-    from net import captive_dns, journal, portal
+    from net import captive_dns, journal, match_host, portal, seats
 
     del portal.board_url, portal.add_portal_routes, portal.add_status_route
-    del portal.add_client_routes, journal.add_log_route
+    del portal.add_client_routes, journal.add_log_route, journal.use, journal.reopen
+    del match_host.play, match_host.restore, seats.restore  # (net.resume's, at boot)
     del rules.preset, captive_dns.ipv4_bytes  # (game.rulesets keeps its own reference)
 
 
