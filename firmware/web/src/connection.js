@@ -58,10 +58,7 @@ export function connect() {
 
 // the socket is gone: reconnect after a backoff, unless the seat was taken or the player left
 export function dropped(code, reason) {
-  net.ws = null;
-  views.part = null;
-  input.inflight = null;
-  stopHeartbeat();
+  detach();
   showConnection("offline");
   if (code === 4001) {
     ui.taken = true;
@@ -102,15 +99,20 @@ export function rejoin() {
     return;
   }
   socket.resync = true;
+  detach();
+  socket.close(1000, "resync");
+}
+
+// the socket no longer counts: no view half assembled, no move awaiting its answer, no beat
+function detach() {
   net.ws = null;
   views.part = null;
   input.inflight = null;
   stopHeartbeat();
-  socket.close(1000, "resync");
 }
 
 export function send(message) {
-  if (net.ws && net.ws.readyState === 1) {
+  if (net.ws?.readyState === 1) {
     net.ws.send(JSON.stringify(message));
     return true;
   }

@@ -67,7 +67,7 @@ export function onFair(m) {
 // the result's line about the seed, and the link to the match log
 export function fairNote() {
   const fair = game.fair;
-  if (!(fair && fair.pre && fair.mn === game.mn)) {
+  if (!(fair?.pre && fair.mn === game.mn)) {
     return "";
   }
   const verdict = fair.ok

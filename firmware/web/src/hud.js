@@ -95,11 +95,11 @@ export function hud() {
   const result = resultText(own, watching);
   hooks.result = result;
   const other = 3 - seat;
-  const seats = game.room && game.room.p || [];
+  const seats = game.room?.p || [];
   const ready = (n) => seats[n - 1] && seats[n - 1].ready;
   const secondsLeft = (n) => game.away[n] ? Math.max(0, Math.ceil((game.away[n] - t) / 1000)) : -1;
   const rules = game.rules;
-  const bestOf = rules && rules.rs.bo;
+  const bestOf = rules?.rs.bo;
   // the lobby shows while waiting, and again once a series is won
   const seriesWon = () => phase === "finished" && Math.max(...game.room.sc) > bestOf / 2;
   let lobby = "";
@@ -139,7 +139,7 @@ export function hud() {
     $("ov").className = countdown !== "" ? "lite" : "";
   }
   $("jn").textContent = watching ? "Join from your phone: " + origin : "";
-  const score = game.room && game.room.sc;
+  const score = game.room?.sc;
   const series = score && seats[0] && seats[1] && score[0] + score[1]
     ? "Series: " + playerName(1) + " " + score[0] + " \u2013 " + score[1] + " " + playerName(2)
     : "";
@@ -157,12 +157,11 @@ export function hud() {
   }
   $("who").innerHTML = mark(seat) + esc(playerName(seat)) + "</span> " +
     (seats[other - 1] ? "vs " + esc(playerName(other)) : "\u00b7 waiting for an opponent");
-  $("hKey").innerHTML = own.k ? (own.k === seat ? "your key" : esc(playerName(own.k)) + "'s key") : "none";
-  $("hVis").textContent = own.vm ? own.vm + " moves" : "off";
-  $("hCmp").innerHTML = own.cp >= 0
-    ? arrow(own.cp)
-    : game.compass >= 0 ? arrow(game.compass) + " <span class='dim'>(last reading)</span>" : "none";
-  $("hExit").textContent = own.xd ? "you are out" : own.xo ? "OPEN" : "closed";
+  const hudHtml = statusHtml(own, game.compass, true);
+  if ($("hud").dataset.h !== hudHtml) {
+    $("hud").dataset.h = hudHtml;
+    $("hud").innerHTML = hudHtml;
+  }
   const running = phase === "active" || phase === "countdown";
   const finished = phase === "finished";
   const readyButton = $("bReady");
@@ -265,15 +264,11 @@ function padWalls() {
   return open;
 }
 
-// a spectator's card of seat n: connected, ready, moves, key, vision, compass, exit
+// a spectator's card of seat n: connected, ready, moves, and its status
 function seatCard(n, player) {
-  const inRoom = game.room && game.room.p && game.room.p[n - 1];
+  const inRoom = game.room?.p?.[n - 1];
   const end = game.end;
   const phase = game.view.ph;
-  let exit = player.xo ? "OPEN" : "closed";
-  if (player.xd) {
-    exit = "out" + (player.xt >= 0 ? " at " + secs(player.xt - game.countdownMs) : "");
-  }
   let presence = "free seat";
   if (inRoom) {
     const lobby = phase === "waiting" || phase === "finished";
@@ -282,7 +277,28 @@ function seatCard(n, player) {
   }
   $("c" + n).innerHTML = "<h3>" + mark(n) + n + " " + esc(playerName(n)) + "</span></h3>" +
     "<p class='dim'>" + presence + (end ? ", " + end.mv[n - 1] + " moves" : "") + "</p>" +
-    "<p>Key: <b>" + (player.k ? esc(playerName(player.k)) + "'s" : "none") + "</b> \u00b7 Vision: <b>" +
-    (player.vm ? player.vm + " moves" : "off") + "</b></p><p>Compass: <b>" +
-    (player.cp >= 0 ? arrow(player.cp) : "none") + "</b> \u00b7 Exit: <b>" + exit + "</b></p>";
+    "<p>" + statusHtml(player, -1, false) + "</p>";
+}
+
+// a player's key, vision, compass (else the last reading) and exit: the player's HUD (withIds:
+// its values have ids) and a spectator's card
+function statusHtml(player, lastCompass, withIds) {
+  let compass = "none";
+  if (player.cp >= 0) {
+    compass = arrow(player.cp);
+  } else if (lastCompass >= 0) {
+    compass = arrow(lastCompass) + " <span class='dim'>(last reading)</span>";
+  }
+  let exit = player.xo ? "OPEN" : "closed";
+  if (player.xd) {
+    exit = "out" + (player.xt >= 0 ? " at " + secs(player.xt - game.countdownMs) : "");
+  }
+  const fields = [ // [label, the HUD's id, value]
+    ["Key", "hKey", player.k ? (player.k === game.seat ? "your key" : esc(playerName(player.k)) + "'s key") : "none"],
+    ["Vision", "hVis", player.vm ? player.vm + " moves" : "off"],
+    ["Compass", "hCmp", compass],
+    ["Exit", "hExit", exit],
+  ];
+  return fields.map(([label, id, value]) =>
+    "<span>" + label + ": <b" + (withIds ? " id=" + id : "") + ">" + value + "</b></span>").join("");
 }

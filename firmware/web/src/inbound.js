@@ -9,8 +9,8 @@ import { onFair } from "./fairness.js";
 import { tick } from "./hud.js";
 import { pump, wallAt } from "./moves.js";
 import { GENERIC, WHY } from "./refusals.js";
-import { joinScreen, overlay, screen, status } from "./screens.js";
-import { forgetSeat, game, input, net, save, session, ui } from "./state.js";
+import { overlay, quit, screen, status } from "./screens.js";
+import { game, input, net, save, session, ui } from "./state.js";
 import { parse, views } from "./views.js";
 
 // message type -> handler(message, raw text); records (`v` present) go to onRecord too
@@ -95,7 +95,7 @@ function onWelcome(m) {
 
 // match n of a w x h maze: a new one starts a new map memory (a player's, restored if saved)
 function newMatch(n, w, h) {
-  if (n === game.mn && game.mem && game.mem.length === w * h) {
+  if (n === game.mn && game.mem?.length === w * h) {
     return;
   }
   game.mn = n;
@@ -111,17 +111,12 @@ function newMatch(n, w, h) {
   game.mem = new Int8Array(w * h).fill(-1);
   const key = session.tok + ":" + n;
   const saved = session.mem;
-  if (saved && saved.k === key && saved.d.length === w * h) {
-    for (let i = 0; i < w * h; i++) {
-      const flags = saved.d[i];
-      if (flags !== ".") {
-        game.mem[i] = parseInt(flags, 16);
-      }
-    }
+  if (saved?.k === key && Array.isArray(saved.d) && saved.d.length === w * h) {
+    game.mem.set(saved.d);
     game.remembered = saved.o || [];
     game.compass = saved.cp >= 0 ? saved.cp : -1;
   } else {
-    session.mem = { k: key, d: ".".repeat(w * h), o: [], cp: -1 };
+    session.mem = { k: key, d: [], o: [], cp: -1 };
   }
 }
 
@@ -169,13 +164,13 @@ function onReveal(m) {
 
 function onAck(m) {
   const sent = settle(m.c);
-  if (sent && sent.t === "move" && input.inflight === m.c) {
+  if (sent?.t === "move" && input.inflight === m.c) {
     input.inflight = null;
     input.retries = 0;
     input.waitView = game.viewNo;
     pump();
   }
-  if (sent && sent.t === "ready") {
+  if (sent?.t === "ready") {
     draw();
   }
 }
@@ -187,22 +182,9 @@ function onErr(m) {
     return;
   }
   if (code === "BAD_TOKEN") {
-    forgetSeat();
-    session.role = null;
-    save();
-    const socket = net.ws;
-    net.ws = null;
-    if (socket) {
-      socket.close(1000, "left");
-    }
-    joinScreen("Your seat was given up (away too long, or the board restarted). Join again.");
+    quit("Your seat was given up (away too long, or the board restarted). Join again.");
   } else if (code === "ROOM_FULL") {
-    const watching = session.role === "watch";
-    forgetSeat();
-    session.role = null;
-    save();
-    net.ws = null;
-    joinScreen(watching
+    quit(session.role === "watch"
       ? "All spectator places are taken. Try again later."
       : "Both seats are taken (a player who drops out keeps the seat for a while). You can watch instead.");
   } else if (code === "NOT_JOINED") {
@@ -215,7 +197,7 @@ function onErr(m) {
 // the refusal of intent c: a refused move ends a held direction; COOLDOWN is retried quietly
 function onRefusedIntent(c, code) {
   const sent = settle(c);
-  if (sent && sent.t === "move" && input.inflight === c) {
+  if (sent?.t === "move" && input.inflight === c) {
     input.inflight = null;
     if (code === "COOLDOWN" && input.retries < 3) { // clocks differ a little: retry, quietly
       input.retries++;
@@ -260,7 +242,7 @@ const EVENTS = {
     }
   },
   meeting(m) { // told with the key_returned events after it, in one sentence
-    ui.meeting = { seat: m.seat, back: [] };
+    ui.meeting = { back: [] };
     setTimeout(tellMeeting, 400);
   },
   key_returned(m) {
@@ -365,8 +347,8 @@ function keyName(owner) {
 }
 
 export function playerName(n) {
-  const p = game.room && game.room.p && game.room.p[n - 1];
-  return (p && p.name) || game.names[n] || "Player " + n;
+  const p = game.room?.p?.[n - 1];
+  return p?.name || game.names[n] || "Player " + n;
 }
 
 // a rejected record drops the partial view; a fresh one is asked for soon
@@ -396,7 +378,7 @@ function onRecord(record, raw) {
 function showView(part) {
   const e = part.e;
   const previous = game.view;
-  const sameKind = previous && previous.r === e.r && previous.w === e.w && previous.h === e.h;
+  const sameKind = previous?.r === e.r && previous.w === e.w && previous.h === e.h;
   if (e.s < game.lastS && sameKind) {
     reject("order");
     return;
@@ -405,13 +387,12 @@ function showView(part) {
   net.resyncTimer = 0;
   game.lastS = e.s;
   part.c = part.c.map((f) => f || -1); // line of sight: 0 is out of sight
-  game.view = { s: e.s, r: e.r, ph: e.ph, w: e.w, h: e.h, m: e.m, st: part.st, o: part.o, c: part.c };
+  game.view = { ...e, st: part.st, o: part.o, c: part.c }; // the envelope (s, r, ph, w, h, m) and the whole view
   game.viewNo++;
   if (e.r !== "obs") {
     remember(part, previous);
   }
   hooks.s = e.s;
-  hooks.phase = e.ph;
   hooks.w = e.w;
   fit();
   tick();
@@ -427,17 +408,15 @@ function remember(part, previous) {
     newMatch(game.mn, e.w, e.h);
   }
   const mem = game.mem;
-  let digits = "";
-  for (let i = 0; i < part.c.length; i++) {
-    if (part.c[i] >= 0) {
-      mem[i] = part.c[i];
+  part.c.forEach((flags, i) => {
+    if (flags >= 0) {
+      mem[i] = flags;
     }
-    digits += mem[i] < 0 ? "." : mem[i].toString(16);
-  }
+  });
   // objects seen before stay where they were last seen, unless that cell is in sight now or
   // the key shows elsewhere (on the ground, or carried by a player in sight)
   const keySeen = (k) => part.o.some((o) => o[0] === 0 && o[1] === k) || own.k === k ||
-    (own.opponent && own.opponent.k === k);
+    own.opponent?.k === k;
   game.remembered = game.remembered
     .filter((o) => part.c[o[3]] < 0 && !(o[0] === 0 && keySeen(o[1])))
     .concat(part.o);
@@ -453,12 +432,12 @@ function remember(part, previous) {
   }
   const moved = previous ? own.p - previous.st.p : 0;
   const direction = [-e.w, 1, e.w, -1].indexOf(moved);
-  if (previous && previous.r === e.r && direction >= 0) { // a step: said for screen readers
+  if (previous?.r === e.r && direction >= 0) { // a step: said for screen readers
     const open = DIRS.filter((x, d) => wallAt(d) !== 1).join(", ") || "none";
     say("Moved " + DIRS[direction] + ". Open: " + open + ".");
   }
   if (session.mem) {
-    session.mem.d = digits;
+    session.mem.d = Array.from(mem);
     session.mem.o = game.remembered;
     session.mem.cp = game.compass;
     save();

@@ -162,7 +162,7 @@ export function bindControls() {
     }
   };
   $("bReady").onclick = () => {
-    intent(game.view && game.view.ph === "finished" ? "rematch" : "ready");
+    intent(game.view?.ph === "finished" ? "rematch" : "ready");
     $("bReady").disabled = true;
   };
 }
@@ -195,7 +195,7 @@ function bindSwipes(stage) {
   };
   stage.onpointerup = stage.onpointercancel = (e) => {
     const swipe = input.swipe;
-    if (swipe && swipe.id === e.pointerId) {
+    if (swipe?.id === e.pointerId) {
       release(swipe.d);
       input.swipe = null;
     }

@@ -106,6 +106,12 @@ function leave() {
   if (session.role === "play") {
     intent("leave");
   }
+  quit("");
+}
+
+// back to the join screen for good (left, or turned away): the seat or place forgotten, the
+// socket closed (after 150 ms: time for a last intent to go out), no reconnect
+export function quit(message) {
   forgetSeat();
   session.role = null;
   save();
@@ -116,7 +122,7 @@ function leave() {
     setTimeout(() => socket.close(1000, "left"), 150);
   }
   stopHeartbeat();
-  joinScreen("");
+  joinScreen(message);
 }
 
 // the how-to-play dialog, its legend drawn in the reader's own colours

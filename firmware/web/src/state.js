@@ -4,7 +4,8 @@
 // own); a player's seat is also kept in localStorage "md:<token>" with the time a tab last used
 // it, so a new tab after the browser was closed resumes it, but never a seat another open tab
 // uses. Its field names are the stored format: role, tok (seat token), name, c (the last client
-// sequence), ob (the outbox: [{m, at}]), mem (the map memory: {k, d, o, cp}).
+// sequence), ob (the outbox: [{m, at}]), mem (the map memory: {k: token:match, d: flags per
+// cell, -1 = never seen, o: objects as last seen, cp: the last compass reading}).
 
 import { STALE } from "./constants.js";
 
@@ -22,14 +23,14 @@ function load(store, key) {
 // a seat stored by a tab that is gone (closed, or not seen for STALE ms), to resume
 function adoptStoredSeat() {
   const old = load(browserStore, "md"); // a page from before tabs had their own identity
-  if (old && old.tok) {
+  if (old?.tok) {
     browserStore.setItem("md:" + old.tok, JSON.stringify(old));
   }
   browserStore.removeItem("md");
   for (let i = 0; i < browserStore.length; i++) {
     const key = browserStore.key(i);
     const stored = key.startsWith("md:") && load(browserStore, key);
-    if (stored && stored.role === "play" && !(Date.now() - (stored.at || 0) < STALE)) {
+    if (stored?.role === "play" && !(Date.now() - (stored.at || 0) < STALE)) {
       return stored;
     }
   }
@@ -118,7 +119,7 @@ export const ui = { // the screen, besides the view
   tickTimer: 0, // countdown and clock redraw interval
   goUntil: 0, // "GO!" shows until this now()
   log: [], // the last four events (spectators)
-  meeting: null, // a meeting being told: {seat, back: [key_returned events]}
+  meeting: null, // a meeting being told: {back: [key_returned events]}
   pollTimer: 0, // the join screen's /status poll
   ssid: "", // the board's network name (/status), for the TV's join panel
   pos: [0, -1, -1], // where each pawn was drawn last
