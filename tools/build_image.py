@@ -235,6 +235,9 @@ REFUSALS_MODULE = "refusals.js"
 # Upper-case string literals of the client's modules that are words of the page, not refusal
 # codes; every other one must be a code the firmware defines (tools/refusal_codes.py).
 PAGE_WORDS = frozenset({"NESW", "INPUT", "BUTTON", "OPEN"})
+# Properties whose names the bundle shortens: the page's own state fields, marked by a leading
+# underscore (src/state.js: never on the wire, never stored, never read by the tests).
+PRIVATE_PROPS = "^_[a-zA-Z]"
 _UPPER_LITERAL = re.compile(r"""["']([A-Z][A-Z0-9_]{2,})["']""")
 
 
@@ -312,6 +315,7 @@ def bundle_script(web, codes=None):
             "--format=iife",
             "--minify",
             "--target=es2020",
+            "--mangle-props=" + PRIVATE_PROPS,
             "--legal-comments=none",
             "--log-level=warning",
         ]

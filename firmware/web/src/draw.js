@@ -37,7 +37,7 @@ export function drawingOn(context, paint) {
 // size the canvas to its box (portrait: the maze as large as the controls leave room for),
 // choose the window on the maze, and draw
 export function fit() {
-  const view = game.view;
+  const view = game._view;
   if (!view) {
     return;
   }
@@ -72,20 +72,20 @@ export function fit() {
     stage.style.height = canvasHeight + 8 + "px";
   }
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  grid.cs = size;
+  grid._cs = size;
   const px = whole ? 0 : view.st.p % view.w;
   const py = whole ? 0 : Math.floor(view.st.p / view.w);
-  grid.ox = whole ? 0 : Math.max(0, Math.min(view.w - vw, px - (vw >> 1)));
-  grid.oy = whole ? 0 : Math.max(0, Math.min(view.h - vh, py - (vh >> 1)));
-  grid.vw = vw;
-  grid.vh = vh;
+  grid._ox = whole ? 0 : Math.max(0, Math.min(view.w - vw, px - (vw >> 1)));
+  grid._oy = whole ? 0 : Math.max(0, Math.min(view.h - vh, py - (vh >> 1)));
+  grid._vw = vw;
+  grid._vh = vh;
   draw();
 }
 
 // the match is over and its whole maze has come
 export function revealShown() {
-  const view = game.view;
-  return view?.ph === "finished" && game.reveal?.mn === game.mn;
+  const view = game._view;
+  return view?.ph === "finished" && game._reveal?.mn === game._mn;
 }
 
 // one cell: floor and the walls around it, or an unseen dot
@@ -109,29 +109,29 @@ export function cell(X, Y, cs, flags, inSight) {
 }
 
 export function draw() {
-  const view = game.view;
-  const { cs, ox, oy, vw, vh } = grid;
+  const view = game._view;
+  const { _cs: cs, _ox: ox, _oy: oy, _vw: vw, _vh: vh } = grid;
   if (!view) {
     return;
   }
   const watching = view.r === "obs";
   const w = view.w;
   const own = view.st;
-  const reveal = revealShown() ? game.reveal : null;
+  const reveal = revealShown() ? game._reveal : null;
   g.fillStyle = PAL.bg;
   g.fillRect(0, 0, vw * cs, vh * cs);
   for (let y = oy; y < oy + vh; y++) {
     for (let x = ox; x < ox + vw; x++) {
       const i = y * w + x;
       const inSight = view.c[i] >= 0;
-      const remembered = reveal?.c[i] >= 0 ? reveal.c[i] & 15 : game.mem ? game.mem[i] : -1;
+      const remembered = reveal?.c[i] >= 0 ? reveal.c[i] & 15 : game._mem ? game._mem[i] : -1;
       cell((x - ox) * cs, (y - oy) * cs, cs, inSight ? view.c[i] : remembered, inSight || watching);
     }
   }
   drawPaths(reveal, view);
-  const statusOf = (o) => watching ? own.players[o[1] - 1] : o[1] === game.seat ? own : null;
+  const statusOf = (o) => watching ? own.players[o[1] - 1] : o[1] === game._seat ? own : null;
   if (!watching) { // objects as last seen, where the view does not show their cell
-    for (const o of game.remembered) {
+    for (const o of game._remembered) {
       if (view.c[o[3]] < 0) {
         put(o, statusOf(o));
       }
@@ -153,10 +153,10 @@ export function draw() {
     }
   } else {
     if (own.opponent) {
-      pawns.push([3 - game.seat, own.opponent.p, false, own.opponent.k]);
+      pawns.push([3 - game._seat, own.opponent.p, false, own.opponent.k]);
     }
     if (!own.xd) {
-      pawns.push([game.seat, own.p, true, own.k]);
+      pawns.push([game._seat, own.p, true, own.k]);
     }
   }
   const shared = pawns.length === 2 && pawns[0][1] === pawns[1][1]; // two on one cell: side by side
@@ -177,9 +177,9 @@ export function draw() {
       pawn(X, Y, cs, n, self, key);
     }
   }
-  if (moving && !ui.frame) {
-    ui.frame = requestAnimationFrame(() => {
-      ui.frame = 0;
+  if (moving && !ui._frame) {
+    ui._frame = requestAnimationFrame(() => {
+      ui._frame = 0;
       draw();
     });
   }
@@ -188,7 +188,7 @@ export function draw() {
 
 // both paths, once the match is over: a dot in each player's colour on every cell it stood on
 function drawPaths(reveal, view) {
-  const cs = grid.cs;
+  const cs = grid._cs;
   const counts = [0, 0, 0];
   if (reveal) {
     for (const n of [1, 2]) {
@@ -210,7 +210,7 @@ function drawPaths(reveal, view) {
 
 // the square a player sees (spectators, during play): dashed, in the player's colour
 function drawSight(n, player) {
-  const cs = grid.cs;
+  const cs = grid._cs;
   const [X, Y] = cellXY(player.p);
   const side = (2 * player.rad + 1) * cs - 4;
   g.strokeStyle = SEAT_COLOURS[n];
@@ -222,21 +222,21 @@ function drawSight(n, player) {
 
 // a pawn that moved one cell glides there instead of jumping: its slide, or null
 function slide(n, at) {
-  const was = ui.pos[n];
-  ui.pos[n] = at;
+  const was = ui._pos[n];
+  ui._pos[n] = at;
   const step = Math.abs(was - at);
-  if (was >= 0 && was !== at && game.view && (step === 1 || step === game.view.w)) {
-    ui.anim[n] = { from: was, to: at, t0: now() };
+  if (was >= 0 && was !== at && game._view && (step === 1 || step === game._view.w)) {
+    ui._anim[n] = { from: was, to: at, t0: now() };
     hooks.anim = (+hooks.anim || 0) + 1;
   }
-  const anim = ui.anim[n];
+  const anim = ui._anim[n];
   return anim?.to === at && now() - anim.t0 < SLIDE_MS ? anim : null;
 }
 
 // the canvas position of a cell
 function cellXY(at) {
-  const { cs, ox, oy } = grid;
-  return [(at % game.view.w - ox) * cs, (Math.floor(at / game.view.w) - oy) * cs];
+  const { _cs: cs, _ox: ox, _oy: oy } = grid;
+  return [(at % game._view.w - ox) * cs, (Math.floor(at / game._view.w) - oy) * cs];
 }
 
 // text centred on (x, y); outlined: edged in the background colour, to stand out on any floor
@@ -273,8 +273,8 @@ function polyline(X, Y, cs, points) {
 // an object of a view (or remembered) at its cell; owner: its owner's status (an open exit)
 function put(o, owner) {
   const [X, Y] = cellXY(o[3]);
-  const cs = grid.cs;
-  if (X >= 0 && Y >= 0 && X < grid.vw * cs && Y < grid.vh * cs) {
+  const cs = grid._cs;
+  if (X >= 0 && Y >= 0 && X < grid._vw * cs && Y < grid._vh * cs) {
     obj(X, Y, cs, o[0], o[1], o[2], o[0] === 1 && owner?.xo);
   }
 }

@@ -60,14 +60,14 @@ export function onFair(m) {
     m.ok = sha256(bytes) === m.commit;
     hooks.fair = m.ok ? "ok" : "bad";
   }
-  game.fair = m;
+  game._fair = m;
   draw();
 }
 
 // the result's line about the seed, and the link to the match log
 export function fairNote() {
-  const fair = game.fair;
-  if (!(fair?.pre && fair.mn === game.mn)) {
+  const fair = game._fair;
+  if (!(fair?.pre && fair.mn === game._mn)) {
     return "";
   }
   const verdict = fair.ok

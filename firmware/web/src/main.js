@@ -30,8 +30,8 @@ document.addEventListener("visibilitychange", () => {
   if (!session.role) {
     return;
   }
-  if (!net.ws) { // back in front: reconnect at once, or find out that the socket died
-    net.tries = 0;
+  if (!net._ws) { // back in front: reconnect at once, or find out that the socket died
+    net._tries = 0;
     connect();
   } else {
     send({ t: "ping", c: ++session.c });
@@ -39,7 +39,7 @@ document.addEventListener("visibilitychange", () => {
 });
 addEventListener("pageshow", (e) => {
   setPageGone(false);
-  if (e.persisted && session.role && !net.ws) {
+  if (e.persisted && session.role && !net._ws) {
     connect();
   }
 });
