@@ -14,6 +14,7 @@ import { net, save, session, setPageGone } from "./state.js";
 import { parse, views } from "./views.js";
 
 // for the tests: the golden views (parse, views), the map's contrast (PAL), the fairness check
+// (sha256: a promise of the digest, from the board's sha256.js)
 window.__md = { parse, views, PAL, sha256 };
 
 // closed or reloaded: the seat is free for the next tab

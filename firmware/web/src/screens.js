@@ -1,5 +1,6 @@
 // The screens (join, play, watch), the overlay over the maze, the join screen's status line,
-// joining and leaving, and the how-to-play dialog with its legend drawn by the map's own code.
+// joining and leaving, and the how-to-play dialog (its text fetched from the board when first
+// opened, help.html) with its legend drawn by the map's own code.
 
 import { PAL } from "./constants.js";
 import { connect, intent, stopHeartbeat } from "./connection.js";
@@ -123,8 +124,26 @@ export function quit(message) {
   joinScreen(message);
 }
 
-// the how-to-play dialog, its legend drawn in the reader's own colours
+// the how-to-play dialog. Its text is the file help.html of the board, fetched the first time
+// (most players never open it, so it is not part of the page); the legend of its canvases is
+// drawn in the reader's own colours each time.
+let helpText = null; // the promise of help.html's markup, once asked for
+
 export function showHelp() {
+  helpText ||= fetch("/help.html").then((r) => r.ok ? r.text() : Promise.reject()).catch(() => {
+    helpText = null; // asked again next time
+    return "<p>The board did not answer. Try again.</p>";
+  });
+  helpText.then((html) => {
+    setHtml($("hb"), html);
+    drawLegend();
+    if (!$("help").open) {
+      $("help").showModal();
+    }
+  });
+}
+
+function drawLegend() {
   const me = game._seat || 1;
   const other = 3 - me;
   for (const legend of document.querySelectorAll("#leg canvas")) {
@@ -156,7 +175,6 @@ export function showHelp() {
       }
     });
   }
-  $("help").showModal();
 }
 
 export function bindScreens() {
