@@ -12,6 +12,9 @@ Layout of the image, which mirrors the board's flash:
                            with its script (the modules of firmware/web/src/) bundled and
                            minified by esbuild inline; gzipped by zopfli, deterministically
                            (mtime=0); the 16 KB gzip budget holds for this file
+    web/help.html.gz       what the page fetches when it needs it: the how-to-play text
+    web/sha256.js.gz       (help.html, minified) and the SHA-256 module (src/sha256.js, minified
+                           by esbuild) that checks the seed's commitment at a match's end
     web/url.svg.gz         the game's address as a QR code, and web/wifi.svg.gz the Wi-Fi's when
     web/wifi.svg.gz        the settings name the network (--settings; tools/join_card.py): the
                            spectator screen shows them in the waiting room
@@ -244,6 +247,14 @@ REFUSALS_MODULE = "refusals.js"
 # Upper-case string literals of the client's modules that are words of the page, not refusal
 # codes; every other one must be a code the firmware defines (tools/refusal_codes.py).
 PAGE_WORDS = frozenset({"NESW", "INPUT", "BUTTON", "OPEN"})
+# Properties whose names the bundle shortens: the page's own state fields, marked by a leading
+# underscore (src/state.js: never on the wire, never stored, never read by the tests).
+PRIVATE_PROPS = "^_[a-zA-Z]"
+# What the page fetches from the board's web/ folder when it needs it, never bundled into it:
+# the help's text (web/HELP_FILE, minified) and the SHA-256 module (web/src/SHA256_MODULE, which
+# src/fairness.js imports at a match's end; minified as an ES module).
+HELP_FILE = "help.html"
+SHA256_MODULE = "sha256.js"
 _UPPER_LITERAL = re.compile(r"""["']([A-Z][A-Z0-9_]{2,})["']""")
 
 
@@ -321,6 +332,7 @@ def bundle_script(web, codes=None):
             "--format=iife",
             "--minify",
             "--target=es2020",
+            "--mangle-props=" + PRIVATE_PROPS,
             "--legal-comments=none",
             "--log-level=warning",
         ]
@@ -355,9 +367,36 @@ def build_page(web):
     return minify_page((web / "index.html").read_text(encoding="utf-8"), bundle_script(web))
 
 
+def build_help(web):
+    """The help's text as the page fetches it (bytes): web/help.html minified."""
+    import minify_html
+
+    html = (Path(web) / HELP_FILE).read_text(encoding="utf-8")
+    return minify_html.minify(html, minify_js=False, minify_css=True).encode()
+
+
+def build_sha256(web):
+    """The SHA-256 module as the page imports it (bytes): web/src/sha256.js minified by
+    esbuild, still an ES module."""
+    source = Path(web) / "src" / SHA256_MODULE
+    args = esbuild_command() + [
+        str(source),
+        "--format=esm",
+        "--minify",
+        "--target=es2020",
+        "--legal-comments=none",
+        "--log-level=warning",
+    ]
+    result = subprocess.run(args, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise BuildError(f"esbuild failed on src/{SHA256_MODULE}:\n" + result.stderr.strip())
+    return result.stdout.strip().encode()
+
+
 def web_files(firmware=FIRMWARE, settings=None, url=None):
     """{name: bytes before gzip} of the board's web/ folder: the built client page
-    (build_page()), the QR code of the game's address (url, default the board's from settings)
+    (build_page()), the files it fetches when it needs them (build_help(), build_sha256()),
+    the QR code of the game's address (url, default the board's from settings)
     and, when settings name the network, the Wi-Fi QR code (tools/join_card.py)."""
     firmware = Path(firmware)
     page = firmware / "web" / "index.html"
@@ -366,6 +405,8 @@ def web_files(firmware=FIRMWARE, settings=None, url=None):
     try:
         ssid, password, url = join_card.join_info(settings or {}, url=url)
         files = {"index.html": build_page(page.parent)}
+        files[HELP_FILE] = build_help(page.parent)
+        files[SHA256_MODULE] = build_sha256(page.parent)
         files["url.svg"] = join_card.qr_svg(url)
         if ssid:
             files["wifi.svg"] = join_card.qr_svg(join_card.wifi_payload(ssid, password))

@@ -46,8 +46,9 @@ def board_url(address, port=80):
 
 
 def add_portal_routes(app, url, web_dir=None):
-    """Probe answers, favicon, the join QR codes (`/<name>.svg` from web_dir), and redirects
-    to `url` for foreign hosts and unknown paths.
+    """Probe answers, favicon, the files of web_dir beside the page (`/<name>.svg`, `.html`,
+    `.js`: the join QR codes, the help, the SHA-256 module), and redirects to `url` for foreign
+    hosts and unknown paths.
 
     The probes and the favicon are not routes: each Microdot route keeps a URL pattern, a
     compiled regex and its segment list for good (~0.5 KB apiece on the unix port), and a
@@ -81,9 +82,20 @@ def add_portal_routes(app, url, web_dir=None):
             if path == "/favicon.ico" and board_host(request):
                 # a 302 would make the browser fetch the whole page as an icon
                 return Response(b"", 204, {"Cache-Control": "max-age=86400"})
-            if web_dir and path[-4:] == ".svg" and "/" not in path[1:] and board_host(request):
-                # the QR codes the TV screen shows (made by `make build`, docs/client.md)
-                found = _file(request, web_dir, path[1:], "image/svg+xml")
+            end = path[path.rfind(".") :]  # the type of a file of web/ served by its name
+            if end == ".svg":
+                kind = "image/svg+xml"
+            elif end == ".html":
+                kind = HTML_TYPE
+            elif end == ".js":
+                kind = "text/javascript"
+            else:
+                kind = None
+            if kind and web_dir and "/" not in path[1:] and board_host(request):
+                # a file of web/ beside the page (made by `make build`, docs/client.md): the
+                # join QR codes the TV screen shows, the help's text and the SHA-256 module
+                # the page fetches when it needs them
+                found = _file(request, web_dir, path[1:], kind)
                 return found or Response(b"", 404, {"Cache-Control": "no-store"})
         return _redirect(url)
 

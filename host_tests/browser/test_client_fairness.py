@@ -1,8 +1,8 @@
-# The match log on the phones (docs/log.md): the page's own SHA-256 is SHA-256; a board killed
-# in the middle of a match (SIGKILL) and started again on the same flash and address resumes
-# it on both phones, which say that the board restarted; at the end the result screen shows
-# the seed verified against its commitment and links the match log, which tools/replay.py's
-# check verifies.
+# The match log on the phones (docs/log.md): the page's own SHA-256 (the board's sha256.js,
+# imported at a match's end) is SHA-256; a board killed in the middle of a match (SIGKILL) and
+# started again on the same flash and address resumes it on both phones, which say that the
+# board restarted; at the end the result screen shows the seed verified against its
+# commitment and links the match log, which tools/replay.py's check verifies.
 import hashlib
 import json
 import random
@@ -27,16 +27,25 @@ SETTINGS = {
 }
 
 
+# how many times the page fetched the SHA-256 module (its own file of the board's web/)
+LOADED = (
+    "performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/sha256.js')).length"
+)
+
+
 def test_the_page_computes_sha256(browser, board):
     host = board()
     page = browser.phone(host.url).page
     try:
         page.wait_for_function("!!(window.__md && window.__md.sha256)")
+        # the hash is the board's sha256.js, imported when first needed (not part of the page)
+        assert page.evaluate(LOADED) == 0
         rng = random.Random(5)
         for size in (0, 1, 3, 31, 32, 55, 56, 63, 64, 65, 119, 120, 1000):
             data = bytes(rng.randrange(256) for _ in range(size))
             got = page.evaluate("(a) => window.__md.sha256(new Uint8Array(a))", list(data))
             assert got == hashlib.sha256(data).hexdigest(), size
+        assert page.evaluate(LOADED) == 1
     finally:
         page.context.close()
 
@@ -81,6 +90,7 @@ def test_a_restarted_board_resumes_and_the_result_proves_the_seed(browser, upy_b
             # 50 ms after it, three times (over 150 ms of board time): the view of the new
             # cell is the event waited for.
             assert ann.move(step[0], "pad") != here
+            assert ann.page.evaluate(LOADED) == 0  # the hash is loaded at the end, not before
             bob.page.once("dialog", lambda dialog: dialog.accept())  # "Leave the match?"
             bob.tap("#bLeave")  # bob gives up: ann wins, the match ends, the seed is shown
             for phone in (ann, tv):
@@ -90,6 +100,7 @@ def test_a_restarted_board_resumes_and_the_result_proves_the_seed(browser, upy_b
                     "['end', 'res'].some((id) => "
                     "document.getElementById(id).textContent.includes('Fair: seed'))"
                 )
+            assert ann.page.evaluate(LOADED) == 1
             link = ann.page.locator("#end a[download]")
             href = link.get_attribute("href")
             data = ann.page.evaluate(

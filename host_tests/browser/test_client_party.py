@@ -87,6 +87,25 @@ def test_a_closing_tab_keeps_its_seat_free_for_the_next_one(browser, board):
         bob.close()
 
 
+def test_the_help_says_so_when_the_board_does_not_answer_and_loads_next_time(browser, board):
+    host = board()
+    carl = browser.phone(host.url, IPHONE)
+    try:
+        carl.wait_attr("screen", "join")
+        carl.page.route("**/help.html", lambda route: route.abort())
+        carl.tap("#join .help")
+        carl.wait_js("document.getElementById('help').open")
+        assert "The board did not answer" in carl.text("#help")
+        carl.tap("#help button[aria-label='Close']")
+        carl.page.unroute("**/help.html")
+        carl.tap("#join .help")  # asked again: the text this time
+        carl.wait_js("document.getElementById('help').textContent.includes('Carry your key')")
+        assert "did not answer" not in carl.text("#help")
+        assert not carl.errors, carl.errors
+    finally:
+        carl.close()
+
+
 def test_the_join_screen_teaches_and_keeps_its_line_current(browser, board):
     host = board()
     carl = browser.phone(host.url, IPHONE)
@@ -95,9 +114,16 @@ def test_the_join_screen_teaches_and_keeps_its_line_current(browser, board):
         carl.wait_js("document.getElementById('jinfo').textContent.includes('0 of 2 seats')")
         carl.shot("party-join")
         assert carl.axe() == []
-        # How to play: one screen, reachable from the join screen, with a drawn legend.
+        # How to play: one screen, reachable from the join screen, with a drawn legend. Its
+        # text is not part of the page: the board's help.html, fetched when first opened.
+        fetched = (
+            "performance.getEntriesByType('resource')"
+            ".filter((e) => e.name.endsWith('/help.html')).length"
+        )
+        assert carl.page.evaluate(fetched) == 0
         carl.tap("#join .help")
         carl.wait_js("document.getElementById('help').open")
+        assert carl.page.evaluate(fetched) == 1
         help_box = carl.box("#help")
         assert help_box["height"] <= carl.page.viewport_size["height"]
         assert "Carry your key onto your exit" in carl.text("#help")
@@ -113,6 +139,11 @@ def test_the_join_screen_teaches_and_keeps_its_line_current(browser, board):
         assert len(drawn) == 10 and all(colours > 1 for _, colours in drawn), drawn
         carl.shot("party-help")
         assert carl.axe() == []
+        carl.tap("#help button[aria-label='Close']")
+        carl.wait_js("!document.getElementById('help').open")
+        carl.tap("#join .help")  # again: the text it has, drawn for the reader again
+        carl.wait_js("document.getElementById('help').open")
+        assert carl.page.evaluate(fetched) == 1 and "Carry your key" in carl.text("#help")
         carl.tap("#help button[aria-label='Close']")
         carl.wait_js("!document.getElementById('help').open")
         # Someone takes a seat: the line on the join screen follows without a reload.

@@ -115,6 +115,26 @@ def test_the_join_qr_codes_are_served_beside_the_page(host_board):
     assert host_board.get("/url.svg", {"Host": "example.com"})[0] == 302
 
 
+def test_what_the_page_fetches_when_needed_is_served_beside_it(host_board):
+    # the help's text and the SHA-256 module (docs/client.md), as the board image holds them.
+    # (Few requests: this module's board is one source address, allowed 40 connections at once
+    # then 20 a second, net/server.py.)
+    host = {"Host": board_host(host_board)}
+    for name, content_type in (
+        ("help.html", "text/html; charset=utf-8"),
+        ("sha256.js", "text/javascript"),
+    ):
+        status, headers, body = host_board.get("/" + name, host)
+        assert status == 200
+        assert headers["content-type"] == content_type
+        assert headers["content-encoding"] == "gzip"
+        assert int(headers["content-length"]) == len(body)
+        assert gzip.decompress(body) == web_files()[name]
+    # a file that is not there: 404, not the page (a fetch would follow a 302 to it)
+    assert host_board.get("/nothing.js")[0] == 404
+    assert host_board.get("/help.html", {"Host": "example.com"})[0] == 302
+
+
 @pytest.mark.parametrize(
     "method, path, host",
     [

@@ -10,13 +10,13 @@ import { input, net, save, session, ui } from "./state.js";
 import { views } from "./views.js";
 
 export function connect() {
-  clearTimeout(net.reconnectTimer);
-  if (net.ws || !session.role) {
+  clearTimeout(net._reconnectTimer);
+  if (net._ws || !session.role) {
     return;
   }
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
   const socket = new WebSocket(scheme + location.host + "/ws");
-  net.ws = socket;
+  net._ws = socket;
   showConnection("connecting\u2026");
   const openTimer = setTimeout(() => {
     if (socket.readyState !== 1) {
@@ -25,7 +25,7 @@ export function connect() {
   }, 5000);
   socket.onopen = () => {
     clearTimeout(openTimer);
-    net.lastRx = now();
+    net._lastRx = now();
     const join = { t: "join", role: session.role };
     if (session.role === "play") {
       if (session.tok) {
@@ -38,19 +38,19 @@ export function connect() {
     socket.send(JSON.stringify(join));
   };
   socket.onmessage = (e) => {
-    if (socket === net.ws) {
+    if (socket === net._ws) {
       onMessage(e.data);
     }
   };
   socket.onclose = (e) => {
     clearTimeout(openTimer);
     if (socket.resync) {
-      if (net.ws === null) {
+      if (net._ws === null) {
         connect();
       }
       return;
     }
-    if (socket === net.ws) {
+    if (socket === net._ws) {
       dropped(e.code, e.reason);
     }
   };
@@ -58,19 +58,16 @@ export function connect() {
 
 // the socket is gone: reconnect after a backoff, unless the seat was taken or the player left
 export function dropped(code, reason) {
-  net.ws = null;
-  views.part = null;
-  input.inflight = null;
-  stopHeartbeat();
+  detach();
   showConnection("offline");
   if (code === 4001) {
-    ui.taken = true;
+    ui._taken = true;
     $("ov").className = "";
     overlay("<h2>Opened elsewhere</h2><p>Your seat is now used by another window or tab.</p>" +
       "<button id='bBack' class='go'>Play here</button>");
     $("bBack").onclick = () => {
-      net.tries = 0;
-      ui.taken = false;
+      net._tries = 0;
+      ui._taken = false;
       overlay("");
       connect();
     };
@@ -79,15 +76,15 @@ export function dropped(code, reason) {
   if (!session.role || (code === 1000 && reason === "left")) {
     return;
   }
-  const backoff = Math.min(5000, 250 * 2 ** Math.min(net.tries++, 5));
+  const backoff = Math.min(5000, 250 * 2 ** Math.min(net._tries++, 5));
   const delay = backoff * (0.8 + Math.random() * 0.4);
   showConnection("reconnecting\u2026");
-  net.reconnectTimer = setTimeout(connect, delay);
+  net._reconnectTimer = setTimeout(connect, delay);
 }
 
 // a lost or out-of-order record: ask the board for the whole view again
 export function resync() {
-  net.resyncTimer = 0;
+  net._resyncTimer = 0;
   views.part = null;
   if (!send({ t: "sync", c: ++session.c })) {
     rejoin();
@@ -97,41 +94,46 @@ export function resync() {
 
 // not joined on this socket: a rejoin with the token sends the whole view
 export function rejoin() {
-  const socket = net.ws;
+  const socket = net._ws;
   if (!socket || socket.readyState !== 1) {
     return;
   }
   socket.resync = true;
-  net.ws = null;
-  views.part = null;
-  input.inflight = null;
-  stopHeartbeat();
+  detach();
   socket.close(1000, "resync");
 }
 
+// the socket no longer counts: no view half assembled, no move awaiting its answer, no beat
+function detach() {
+  net._ws = null;
+  views.part = null;
+  input._inflight = null;
+  stopHeartbeat();
+}
+
 export function send(message) {
-  if (net.ws && net.ws.readyState === 1) {
-    net.ws.send(JSON.stringify(message));
+  if (net._ws?.readyState === 1) {
+    net._ws.send(JSON.stringify(message));
     return true;
   }
   return false;
 }
 
 export function stopHeartbeat() {
-  clearInterval(net.heartbeatTimer);
-  net.heartbeatTimer = 0;
+  clearInterval(net._heartbeatTimer);
+  net._heartbeatTimer = 0;
 }
 
 // the board drops a socket that says nothing for `idle` ms; one silent for two beats is dead
 export function heartbeat() {
   stopHeartbeat();
-  const every = Math.max(400, Math.min(5000, net.cfg.idle / 4));
-  net.heartbeatTimer = setInterval(() => {
-    if (!net.ws) {
+  const every = Math.max(400, Math.min(5000, net._cfg.idle / 4));
+  net._heartbeatTimer = setInterval(() => {
+    if (!net._ws) {
       return;
     }
-    if (now() - net.lastRx > every * 2 + 2000) {
-      const socket = net.ws;
+    if (now() - net._lastRx > every * 2 + 2000) {
+      const socket = net._ws;
       dropped(1006, "");
       socket.onclose = null;
       socket.close();
@@ -176,8 +178,8 @@ export function resend(last) {
   for (const entry of session.ob) {
     send(entry.m);
     if (entry.m.t === "move") {
-      input.inflight = entry.m.c;
-      input.nextAt = 0;
+      input._inflight = entry.m.c;
+      input._nextAt = 0;
     }
   }
 }

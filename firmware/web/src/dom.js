@@ -15,6 +15,17 @@ export function esc(text) {
   return span.innerHTML;
 }
 
+// an element's markup, rewritten only when it changes (so a redraw keeps focus and selection);
+// false when it was already so
+export function setHtml(el, html) {
+  if (el.dataset.h === html) {
+    return false;
+  }
+  el.dataset.h = html;
+  el.innerHTML = html;
+  return true;
+}
+
 export function say(text) {
   $("say").textContent = text;
 }

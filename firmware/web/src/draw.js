@@ -1,7 +1,7 @@
 // The maze canvas: fitting it to the screen, cells, objects, pawns and their slides, both paths
 // after the match (docs/client.md, "Drawing the maze"). The HUD is redrawn with it (hud.js).
 
-import { PAL, SEAT_COLOURS, SLIDE_MS, now } from "./constants.js";
+import { BIT, PAL, SEAT_COLOURS, SLIDE_MS, now } from "./constants.js";
 import { $, hooks } from "./dom.js";
 import { hud } from "./hud.js";
 import { game, grid, ui } from "./state.js";
@@ -9,6 +9,19 @@ import { game, grid, ui } from "./state.js";
 const canvas = $("cv");
 const stage = $("stage");
 let g = canvas.getContext("2d"); // where cell(), obj() and pawn() draw
+
+// shapes, as points in cells from the cell's corner (polyline())
+const WALLS = [ // by direction: the wall's line
+  [[0, 0], [1, 0]],
+  [[1, 0], [1, 1]],
+  [[0, 1], [1, 1]],
+  [[0, 0], [0, 1]],
+];
+const KEY_SHAFT = [[.47, .5], [.85, .5], [.85, .68]];
+const KEY_TOOTH = [[.7, .5], [.7, .66]];
+const NEEDLE = [[.5, .22], [.6, .5], [.5, .78], [.4, .5]]; // the compass's
+const EXIT_ARROW = [[.5, .04], [.64, .2], [.36, .2]]; // pointing out of the north side
+const DIAMOND = [[.5, .086], [.914, .5], [.5, .914], [.086, .5]]; // seat 2's pawn
 
 // draw on another canvas's context for a while (the legend of the help)
 export function drawingOn(context, paint) {
@@ -24,9 +37,8 @@ export function drawingOn(context, paint) {
 // size the canvas to its box (portrait: the maze as large as the controls leave room for),
 // choose the window on the maze, and draw
 export function fit() {
-  const view = game.view;
+  const view = game._view;
   if (!view) {
-    draw();
     return;
   }
   const whole = view.r === "obs" || revealShown();
@@ -60,20 +72,20 @@ export function fit() {
     stage.style.height = canvasHeight + 8 + "px";
   }
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  grid.cs = size;
+  grid._cs = size;
   const px = whole ? 0 : view.st.p % view.w;
   const py = whole ? 0 : Math.floor(view.st.p / view.w);
-  grid.ox = whole ? 0 : Math.max(0, Math.min(view.w - vw, px - (vw >> 1)));
-  grid.oy = whole ? 0 : Math.max(0, Math.min(view.h - vh, py - (vh >> 1)));
-  grid.vw = vw;
-  grid.vh = vh;
+  grid._ox = whole ? 0 : Math.max(0, Math.min(view.w - vw, px - (vw >> 1)));
+  grid._oy = whole ? 0 : Math.max(0, Math.min(view.h - vh, py - (vh >> 1)));
+  grid._vw = vw;
+  grid._vh = vh;
   draw();
 }
 
 // the match is over and its whole maze has come
 export function revealShown() {
-  const view = game.view;
-  return view && view.ph === "finished" && game.reveal && game.reveal.mn === game.mn;
+  const view = game._view;
+  return view?.ph === "finished" && game._reveal?.mn === game._mn;
 }
 
 // one cell: floor and the walls around it, or an unseen dot
@@ -88,49 +100,38 @@ export function cell(X, Y, cs, flags, inSight) {
   g.strokeStyle = inSight ? PAL.wl : PAL.wm;
   g.lineWidth = Math.max(2, Math.round(cs / 9));
   g.beginPath();
-  if (!(flags & 1)) {
-    g.moveTo(X, Y);
-    g.lineTo(X + cs, Y);
-  }
-  if (!(flags & 2)) {
-    g.moveTo(X + cs, Y);
-    g.lineTo(X + cs, Y + cs);
-  }
-  if (!(flags & 4)) {
-    g.moveTo(X, Y + cs);
-    g.lineTo(X + cs, Y + cs);
-  }
-  if (!(flags & 8)) {
-    g.moveTo(X, Y);
-    g.lineTo(X, Y + cs);
-  }
+  WALLS.forEach((wall, d) => {
+    if (!(flags & BIT[d])) {
+      polyline(X, Y, cs, wall);
+    }
+  });
   g.stroke();
 }
 
 export function draw() {
-  const view = game.view;
-  const { cs, ox, oy, vw, vh } = grid;
+  const view = game._view;
+  const { _cs: cs, _ox: ox, _oy: oy, _vw: vw, _vh: vh } = grid;
   if (!view) {
     return;
   }
   const watching = view.r === "obs";
   const w = view.w;
   const own = view.st;
-  const reveal = revealShown() && game.reveal;
+  const reveal = revealShown() ? game._reveal : null;
   g.fillStyle = PAL.bg;
   g.fillRect(0, 0, vw * cs, vh * cs);
   for (let y = oy; y < oy + vh; y++) {
     for (let x = ox; x < ox + vw; x++) {
       const i = y * w + x;
       const inSight = view.c[i] >= 0;
-      const remembered = reveal && reveal.c[i] >= 0 ? reveal.c[i] & 15 : game.mem ? game.mem[i] : -1;
+      const remembered = reveal?.c[i] >= 0 ? reveal.c[i] & 15 : game._mem ? game._mem[i] : -1;
       cell((x - ox) * cs, (y - oy) * cs, cs, inSight ? view.c[i] : remembered, inSight || watching);
     }
   }
   drawPaths(reveal, view);
-  const statusOf = (o) => watching ? own.players[o[1] - 1] : o[1] === game.seat ? own : null;
+  const statusOf = (o) => watching ? own.players[o[1] - 1] : o[1] === game._seat ? own : null;
   if (!watching) { // objects as last seen, where the view does not show their cell
-    for (const o of game.remembered) {
+    for (const o of game._remembered) {
       if (view.c[o[3]] < 0) {
         put(o, statusOf(o));
       }
@@ -152,10 +153,10 @@ export function draw() {
     }
   } else {
     if (own.opponent) {
-      pawns.push([3 - game.seat, own.opponent.p, false, own.opponent.k]);
+      pawns.push([3 - game._seat, own.opponent.p, false, own.opponent.k]);
     }
     if (!own.xd) {
-      pawns.push([game.seat, own.p, true, own.k]);
+      pawns.push([game._seat, own.p, true, own.k]);
     }
   }
   const shared = pawns.length === 2 && pawns[0][1] === pawns[1][1]; // two on one cell: side by side
@@ -176,9 +177,9 @@ export function draw() {
       pawn(X, Y, cs, n, self, key);
     }
   }
-  if (moving && !ui.frame) {
-    ui.frame = requestAnimationFrame(() => {
-      ui.frame = 0;
+  if (moving && !ui._frame) {
+    ui._frame = requestAnimationFrame(() => {
+      ui._frame = 0;
       draw();
     });
   }
@@ -187,7 +188,7 @@ export function draw() {
 
 // both paths, once the match is over: a dot in each player's colour on every cell it stood on
 function drawPaths(reveal, view) {
-  const cs = grid.cs;
+  const cs = grid._cs;
   const counts = [0, 0, 0];
   if (reveal) {
     for (const n of [1, 2]) {
@@ -197,8 +198,7 @@ function drawPaths(reveal, view) {
           counts[n]++;
           const [X, Y] = cellXY(i);
           const offset = n === 1 ? .35 : .65;
-          g.beginPath();
-          g.arc(X + cs * offset, Y + cs * offset, cs * .12, 0, 7);
+          circle(X + cs * offset, Y + cs * offset, cs * .12);
           g.fill();
         }
       }
@@ -210,7 +210,7 @@ function drawPaths(reveal, view) {
 
 // the square a player sees (spectators, during play): dashed, in the player's colour
 function drawSight(n, player) {
-  const cs = grid.cs;
+  const cs = grid._cs;
   const [X, Y] = cellXY(player.p);
   const side = (2 * player.rad + 1) * cs - 4;
   g.strokeStyle = SEAT_COLOURS[n];
@@ -222,40 +222,60 @@ function drawSight(n, player) {
 
 // a pawn that moved one cell glides there instead of jumping: its slide, or null
 function slide(n, at) {
-  const was = ui.pos[n];
-  ui.pos[n] = at;
+  const was = ui._pos[n];
+  ui._pos[n] = at;
   const step = Math.abs(was - at);
-  if (was >= 0 && was !== at && game.view && (step === 1 || step === game.view.w)) {
-    ui.anim[n] = { from: was, to: at, t0: now() };
+  if (was >= 0 && was !== at && game._view && (step === 1 || step === game._view.w)) {
+    ui._anim[n] = { from: was, to: at, t0: now() };
     hooks.anim = (+hooks.anim || 0) + 1;
   }
-  const anim = ui.anim[n];
-  return anim && anim.to === at && now() - anim.t0 < SLIDE_MS ? anim : null;
+  const anim = ui._anim[n];
+  return anim?.to === at && now() - anim.t0 < SLIDE_MS ? anim : null;
 }
 
 // the canvas position of a cell
 function cellXY(at) {
-  const { cs, ox, oy } = grid;
-  return [(at % game.view.w - ox) * cs, (Math.floor(at / game.view.w) - oy) * cs];
+  const { _cs: cs, _ox: ox, _oy: oy } = grid;
+  return [(at % game._view.w - ox) * cs, (Math.floor(at / game._view.w) - oy) * cs];
 }
 
-function label(text, x, y, size, colour) {
+// text centred on (x, y); outlined: edged in the background colour, to stand out on any floor
+function label(text, x, y, size, colour, outlined) {
   g.font = "bold " + Math.round(size) + "px system-ui,sans-serif";
   g.textAlign = "center";
   g.textBaseline = "middle";
-  g.lineWidth = Math.max(2, size / 4);
-  g.strokeStyle = PAL.bg;
-  g.strokeText(text, x, y);
+  if (outlined) {
+    g.lineWidth = Math.max(2, size / 4);
+    g.strokeStyle = PAL.bg;
+    g.strokeText(text, x, y);
+  }
   g.fillStyle = colour;
   g.fillText(text, x, y);
+}
+
+// a new path: a circle
+function circle(x, y, r) {
+  g.beginPath();
+  g.arc(x, y, r, 0, 7);
+}
+
+// lines through points given in cells ([x, y] from the cell's corner X, Y), added to the path
+function polyline(X, Y, cs, points) {
+  points.forEach(([x, y], i) => {
+    if (i) {
+      g.lineTo(X + x * cs, Y + y * cs);
+    } else {
+      g.moveTo(X + x * cs, Y + y * cs);
+    }
+  });
 }
 
 // an object of a view (or remembered) at its cell; owner: its owner's status (an open exit)
 function put(o, owner) {
   const [X, Y] = cellXY(o[3]);
-  const cs = grid.cs;
-  if (X >= 0 && Y >= 0 && X < grid.vw * cs && Y < grid.vh * cs) {
-    obj(X, Y, cs, o[0], o[1], o[2], o[0] === 1 && owner && owner.xo);
+  const cs = grid._cs;
+  if (X >= 0 && Y >= 0 && X < grid._vw * cs && Y < grid._vh * cs) {
+    obj(X, Y, cs, o[0], o[1], o[2], o[0] === 1 && owner?.xo);
   }
 }
 
@@ -264,55 +284,40 @@ export function obj(X, Y, cs, kind, who, variant, open) {
   const colour = SEAT_COLOURS[who];
   const m = cs / 2;
   g.lineWidth = Math.max(2, cs / 12);
+  g.strokeStyle = g.fillStyle = colour;
   if (kind === 0) { // key: ring and shaft with a tooth
-    g.strokeStyle = colour;
-    g.beginPath();
-    g.arc(X + cs * .32, Y + m, cs * .15, 0, 7);
-    g.moveTo(X + cs * .47, Y + m);
-    g.lineTo(X + cs * .85, Y + m);
-    g.lineTo(X + cs * .85, Y + cs * .68);
-    g.moveTo(X + cs * .7, Y + m);
-    g.lineTo(X + cs * .7, Y + cs * .66);
+    circle(X + cs * .32, Y + m, cs * .15);
+    polyline(X, Y, cs, KEY_SHAFT);
+    polyline(X, Y, cs, KEY_TOOTH);
     g.stroke();
-    label(who, X + cs * .62, Y + cs * .28, cs * .34, colour);
+    label(who, X + cs * .62, Y + cs * .28, cs * .34, colour, true);
   } else if (kind === 1) { // exit: a door on the outward side, an arrow out once known open
-    const t = cs * .22;
-    const sides = [[X, Y, cs, t], [X + cs - t, Y, t, cs], [X, Y + cs - t, cs, t], [X, Y, t, cs]];
-    const door = sides[variant & 3];
-    g.fillStyle = colour;
-    g.fillRect(door[0], door[1], door[2], door[3]);
-    label("E" + who, X + m, Y + m, cs * .34, colour);
+    g.save();
+    g.translate(X + m, Y + m);
+    g.rotate(variant * Math.PI / 2); // drawn as the north side's, turned to its own
+    g.translate(-m, -m);
+    g.fillRect(0, 0, cs, cs * .22);
     if (open) {
-      const a = variant * Math.PI / 2;
-      const cx = X + m + Math.sin(a) * cs * .3;
-      const cy = Y + m - Math.cos(a) * cs * .3;
       g.fillStyle = "#fff";
       g.beginPath();
-      g.moveTo(cx + Math.sin(a) * cs * .16, cy - Math.cos(a) * cs * .16);
-      g.lineTo(cx + Math.cos(a) * cs * .14, cy + Math.sin(a) * cs * .14);
-      g.lineTo(cx - Math.cos(a) * cs * .14, cy - Math.sin(a) * cs * .14);
+      polyline(0, 0, cs, EXIT_ARROW);
       g.fill();
     }
+    g.restore();
+    label("E" + who, X + m, Y + m, cs * .34, colour, true);
   } else if (kind === 2) { // compass: a ring with a needle
-    g.strokeStyle = colour;
-    g.beginPath();
-    g.arc(X + m, Y + m, cs * .3, 0, 7);
+    circle(X + m, Y + m, cs * .3);
     g.stroke();
-    g.fillStyle = colour;
     g.beginPath();
-    g.moveTo(X + m, Y + cs * .22);
-    g.lineTo(X + cs * .6, Y + m);
-    g.lineTo(X + m, Y + cs * .78);
-    g.lineTo(X + cs * .4, Y + m);
+    polyline(X, Y, cs, NEEDLE);
     g.fill();
-    label(who, X + cs * .82, Y + cs * .2, cs * .3, colour);
+    label(who, X + cs * .82, Y + cs * .2, cs * .3, colour, true);
   } else { // vision artifact: an eye
     g.strokeStyle = g.fillStyle = "#d9f99d";
     g.beginPath();
     g.ellipse(X + m, Y + m, cs * .34, cs * .18, 0, 0, 7);
     g.stroke();
-    g.beginPath();
-    g.arc(X + m, Y + m, cs * .1, 0, 7);
+    circle(X + m, Y + m, cs * .1);
     g.fill();
   }
 }
@@ -321,33 +326,24 @@ export function obj(X, Y, cs, kind, who, variant, open) {
 // owner's colour
 export function pawn(X, Y, cs, n, self, key) {
   const m = cs / 2;
-  const r = cs * .36;
   g.fillStyle = SEAT_COLOURS[n];
   g.strokeStyle = self ? "#fff" : PAL.bg;
   g.lineWidth = self ? Math.max(2, cs / 10) : 2;
-  g.beginPath();
   if (n === 1) {
-    g.arc(X + m, Y + m, r, 0, 7);
+    circle(X + m, Y + m, cs * .36);
   } else {
-    g.moveTo(X + m, Y + m - r * 1.15);
-    g.lineTo(X + m + r * 1.15, Y + m);
-    g.lineTo(X + m, Y + m + r * 1.15);
-    g.lineTo(X + m - r * 1.15, Y + m);
+    g.beginPath();
+    polyline(X, Y, cs, DIAMOND);
     g.closePath();
   }
   g.fill();
   g.stroke();
-  g.fillStyle = PAL.bg;
-  g.font = "bold " + Math.round(cs * .4) + "px system-ui,sans-serif";
-  g.textAlign = "center";
-  g.textBaseline = "middle";
-  g.fillText(n, X + m, Y + m + 1);
+  label(n, X + m, Y + m + 1, cs * .4, PAL.bg);
   if (key) {
     g.fillStyle = SEAT_COLOURS[key];
     g.strokeStyle = PAL.bg;
     g.lineWidth = 1.5;
-    g.beginPath();
-    g.arc(X + cs * .84, Y + cs * .16, cs * .13, 0, 7);
+    circle(X + cs * .84, Y + cs * .16, cs * .13);
     g.fill();
     g.stroke();
   }

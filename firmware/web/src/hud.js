@@ -3,7 +3,7 @@
 // cards and panel, the D-pad's walls, the canvas's description and the test hooks.
 
 import { BEARINGS, DIRS, now } from "./constants.js";
-import { $, esc, hooks } from "./dom.js";
+import { $, esc, hooks, setHtml } from "./dom.js";
 import { fairNote } from "./fairness.js";
 import { playerName } from "./inbound.js";
 import { canMove, wallAt } from "./moves.js";
@@ -30,28 +30,28 @@ function arrow(bearing) {
 const mark = (n) => "<span class='p" + n + "'>" + (n === 1 ? "\u25cf" : "\u25c6") + " ";
 
 function xy(at) {
-  return "column " + (at % game.view.w + 1) + ", row " + (Math.floor(at / game.view.w) + 1);
+  return "column " + (at % game._view.w + 1) + ", row " + (Math.floor(at / game._view.w) + 1);
 }
 
 // the countdown, the clock and an away player's grace period: redrawn while they run
 export function tick() {
-  if (ui.tickTimer) {
+  if (ui._tickTimer) {
     return;
   }
-  ui.tickTimer = setInterval(() => {
-    const view = game.view;
-    if (view && (view.ph === "countdown" || view.ph === "active" || game.away[1] || game.away[2])) {
+  ui._tickTimer = setInterval(() => {
+    const view = game._view;
+    if (view && (view.ph === "countdown" || view.ph === "active" || game._away[1] || game._away[2])) {
       hud();
     } else {
-      clearInterval(ui.tickTimer);
-      ui.tickTimer = 0;
+      clearInterval(ui._tickTimer);
+      ui._tickTimer = 0;
     }
   }, 250);
 }
 
 // the result line: "You win!", "Ann wins", "Draw!", ...
 function resultText(own, watching) {
-  const seat = game.seat;
+  const seat = game._seat;
   const winner = own.win;
   if (own.res === "win") {
     return watching ? playerName(winner) + " wins!" : winner === seat ? "You win!" : playerName(winner) + " wins";
@@ -76,32 +76,32 @@ function whyText(result, winner) {
   if (result === "forfeit") {
     return playerName(3 - winner) + " left the match.";
   }
-  return (winner === game.seat ? "You" : playerName(winner)) + " got out first.";
+  return (winner === game._seat ? "You" : playerName(winner)) + " got out first.";
 }
 
 export function hud() {
-  const view = game.view;
-  const seat = game.seat;
+  const view = game._view;
+  const seat = game._seat;
   const own = view.st;
   const watching = view.r === "obs";
   const phase = view.ph;
   const t = now();
-  const end = game.end;
-  $("ph").textContent = phase === "active" && t < ui.goUntil ? "GO!" : PHASE_TEXT[phase];
+  const end = game._end;
+  $("ph").textContent = phase === "active" && t < ui._goUntil ? "GO!" : PHASE_TEXT[phase];
   $("clk").textContent = phase === "active"
-    ? clock(t - game.goAt)
-    : end ? clock(end.end - game.countdownMs) : "";
+    ? clock(t - game._goAt)
+    : end ? clock(end.end - game._countdownMs) : "";
   hooks.phase = phase;
   const result = resultText(own, watching);
   hooks.result = result;
   const other = 3 - seat;
-  const seats = game.room && game.room.p || [];
+  const seats = game._room?.p || [];
   const ready = (n) => seats[n - 1] && seats[n - 1].ready;
-  const secondsLeft = (n) => game.away[n] ? Math.max(0, Math.ceil((game.away[n] - t) / 1000)) : -1;
-  const rules = game.rules;
-  const bestOf = rules && rules.rs.bo;
+  const secondsLeft = (n) => game._away[n] ? Math.max(0, Math.ceil((game._away[n] - t) / 1000)) : -1;
+  const rules = game._rules;
+  const bestOf = rules?.rs.bo;
   // the lobby shows while waiting, and again once a series is won
-  const seriesWon = () => phase === "finished" && Math.max(...game.room.sc) > bestOf / 2;
+  const seriesWon = () => phase === "finished" && Math.max(...game._room.sc) > bestOf / 2;
   let lobby = "";
   if (rules && (phase === "waiting" || seriesWon())) {
     lobby = lobbyHtml(rules, watching || rules.fixed || rules.by !== seat);
@@ -127,25 +127,25 @@ export function hud() {
   }
   let countdown = "";
   if (phase === "countdown") {
-    countdown = game.goAt > t ? Math.ceil((game.goAt - t) / 1000) : "\u2026";
-  } else if (phase === "active" && t < ui.goUntil) {
+    countdown = game._goAt > t ? Math.ceil((game._goAt - t) / 1000) : "\u2026";
+  } else if (phase === "active" && t < ui._goUntil) {
     countdown = "GO!";
   }
   if (countdown !== "" && !watching) {
     over = "<div class='big'>" + countdown + "</div>" + (phase === "countdown" ? "<p>Get ready</p>" : "");
   }
-  if (!ui.taken) { // spectators: nothing over the maze once it is played (the side panel tells)
+  if (!ui._taken) { // spectators: nothing over the maze once it is played (the side panel tells)
     overlay(over);
     $("ov").className = countdown !== "" ? "lite" : "";
   }
   $("jn").textContent = watching ? "Join from your phone: " + origin : "";
-  const score = game.room && game.room.sc;
+  const score = game._room?.sc;
   const series = score && seats[0] && seats[1] && score[0] + score[1]
     ? "Series: " + playerName(1) + " " + score[0] + " \u2013 " + score[1] + " " + playerName(2)
     : "";
   if (watching) {
     const headline = countdown === "" ? result : countdown === "GO!" ? countdown : "Starting in " + countdown;
-    $("who").textContent = "Spectator \u00b7 match " + game.mn;
+    $("who").textContent = "Spectator \u00b7 match " + game._mn;
     $("res").innerHTML = esc([headline, series, away].filter((x) => x).join("\n")) +
       (phase === "finished" ? fairNote() : "");
     for (const n of [1, 2]) {
@@ -157,12 +157,7 @@ export function hud() {
   }
   $("who").innerHTML = mark(seat) + esc(playerName(seat)) + "</span> " +
     (seats[other - 1] ? "vs " + esc(playerName(other)) : "\u00b7 waiting for an opponent");
-  $("hKey").innerHTML = own.k ? (own.k === seat ? "your key" : esc(playerName(own.k)) + "'s key") : "none";
-  $("hVis").textContent = own.vm ? own.vm + " moves" : "off";
-  $("hCmp").innerHTML = own.cp >= 0
-    ? arrow(own.cp)
-    : game.compass >= 0 ? arrow(game.compass) + " <span class='dim'>(last reading)</span>" : "none";
-  $("hExit").textContent = own.xd ? "you are out" : own.xo ? "OPEN" : "closed";
+  setHtml($("hud"), statusHtml(own, game._compass, true));
   const running = phase === "active" || phase === "countdown";
   const finished = phase === "finished";
   const readyButton = $("bReady");
@@ -175,19 +170,15 @@ export function hud() {
   const card = $("end");
   card.hidden = !finished;
   if (finished) {
-    const html = resultCardHtml(result, own, seats, ready, series, lobby, bestOf);
-    if (card.dataset.h !== html) {
-      card.dataset.h = html;
-      card.innerHTML = html;
-    }
+    setHtml(card, resultCardHtml(result, own, seats, ready, series, lobby, bestOf));
   }
   const open = padWalls();
   hooks.pos = own.p;
   hooks.key = own.k;
   hooks.seat = seat;
-  hooks.seen = game.mem ? game.mem.reduce((a, f) => a + (f >= 0), 0) : 0;
+  hooks.seen = game._mem ? game._mem.reduce((a, f) => a + (f >= 0), 0) : 0;
   hooks.vis = view.c.reduce((a, f) => a + (f >= 0), 0);
-  hooks.om = game.remembered.filter((o) => view.c[o[3]] < 0).length;
+  hooks.om = game._remembered.filter((o) => view.c[o[3]] < 0).length;
   canvas.setAttribute("aria-label", "Maze, you are at " + xy(own.p) +
     (open.length ? ". Open: " + open.join(", ") : "") +
     (own.opponent ? ". " + playerName(other) + " at " + xy(own.opponent.p) : ""));
@@ -206,7 +197,7 @@ function lobbyHtml(rules, cannotChoose) {
 // a seat in the waiting room: its player, away, ready
 function seatLineHtml(n, player, isReady) {
   const who = player
-    ? esc(playerName(n)) + (n === game.seat ? " (you)" : "") + (player.on ? "" : " \u2013 away") +
+    ? esc(playerName(n)) + (n === game._seat ? " (you)" : "") + (player.on ? "" : " \u2013 away") +
       (isReady ? " \u2013 <b>\u2713 ready</b>" : " \u2013 not ready")
     : "<span class='dim'>free seat</span>";
   return "<li>" + mark(n) + n + "</span> " + who + "</li>";
@@ -215,7 +206,7 @@ function seatLineHtml(n, player, isReady) {
 // the TV's waiting room: both join QR codes large
 function joinCodesHtml(origin) {
   return "<div class='qr'><figure><img src='/wifi.svg' alt='QR code: join the Wi-Fi' onerror='this.remove()'>" +
-    "<figcaption>1. Join the Wi-Fi <b>" + esc(ui.ssid) + "</b></figcaption></figure>" +
+    "<figcaption>1. Join the Wi-Fi <b>" + esc(ui._ssid) + "</b></figcaption></figure>" +
     "<figure><img src='/url.svg' alt='QR code of the game address'><figcaption>2. Open <b>" + esc(origin) +
     "</b></figcaption></figure></div><p>Scan with the phone camera. The match starts when both players are ready.</p>";
 }
@@ -223,12 +214,12 @@ function joinCodesHtml(origin) {
 // a player's result card: the result and why, both players' times and moves, the series, the
 // rematch state and the fairness line
 function resultCardHtml(result, own, seats, ready, series, lobby, bestOf) {
-  const end = game.end;
-  const seat = game.seat;
+  const end = game._end;
+  const seat = game._seat;
   const other = 3 - seat;
   const row = (n) => {
     const figures = end
-      ? (end.xt[n - 1] >= 0 ? "out at " + secs(end.xt[n - 1] - game.countdownMs) : "inside") +
+      ? (end.xt[n - 1] >= 0 ? "out at " + secs(end.xt[n - 1] - game._countdownMs) : "inside") +
         "</td><td>" + end.mv[n - 1] + " moves"
       : "</td><td>";
     return "<tr><td>" + mark(n) + esc(playerName(n)) + "</span></td><td>" + figures + "</td></tr>";
@@ -265,15 +256,11 @@ function padWalls() {
   return open;
 }
 
-// a spectator's card of seat n: connected, ready, moves, key, vision, compass, exit
+// a spectator's card of seat n: connected, ready, moves, and its status
 function seatCard(n, player) {
-  const inRoom = game.room && game.room.p && game.room.p[n - 1];
-  const end = game.end;
-  const phase = game.view.ph;
-  let exit = player.xo ? "OPEN" : "closed";
-  if (player.xd) {
-    exit = "out" + (player.xt >= 0 ? " at " + secs(player.xt - game.countdownMs) : "");
-  }
+  const inRoom = game._room?.p?.[n - 1];
+  const end = game._end;
+  const phase = game._view.ph;
   let presence = "free seat";
   if (inRoom) {
     const lobby = phase === "waiting" || phase === "finished";
@@ -282,7 +269,28 @@ function seatCard(n, player) {
   }
   $("c" + n).innerHTML = "<h3>" + mark(n) + n + " " + esc(playerName(n)) + "</span></h3>" +
     "<p class='dim'>" + presence + (end ? ", " + end.mv[n - 1] + " moves" : "") + "</p>" +
-    "<p>Key: <b>" + (player.k ? esc(playerName(player.k)) + "'s" : "none") + "</b> \u00b7 Vision: <b>" +
-    (player.vm ? player.vm + " moves" : "off") + "</b></p><p>Compass: <b>" +
-    (player.cp >= 0 ? arrow(player.cp) : "none") + "</b> \u00b7 Exit: <b>" + exit + "</b></p>";
+    "<p>" + statusHtml(player, -1, false) + "</p>";
+}
+
+// a player's key, vision, compass (else the last reading) and exit: the player's HUD (withIds:
+// its values have ids) and a spectator's card
+function statusHtml(player, lastCompass, withIds) {
+  let compass = "none";
+  if (player.cp >= 0) {
+    compass = arrow(player.cp);
+  } else if (lastCompass >= 0) {
+    compass = arrow(lastCompass) + " <span class='dim'>(last reading)</span>";
+  }
+  let exit = player.xo ? "OPEN" : "closed";
+  if (player.xd) {
+    exit = "out" + (player.xt >= 0 ? " at " + secs(player.xt - game._countdownMs) : "");
+  }
+  const fields = [ // [label, the HUD's id, value]
+    ["Key", "hKey", player.k ? (player.k === game._seat ? "your key" : esc(playerName(player.k)) + "'s key") : "none"],
+    ["Vision", "hVis", player.vm ? player.vm + " moves" : "off"],
+    ["Compass", "hCmp", compass],
+    ["Exit", "hExit", exit],
+  ];
+  return fields.map(([label, id, value]) =>
+    "<span>" + label + ": <b" + (withIds ? " id=" + id : "") + ">" + value + "</b></span>").join("");
 }

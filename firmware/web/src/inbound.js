@@ -9,8 +9,8 @@ import { onFair } from "./fairness.js";
 import { tick } from "./hud.js";
 import { pump, wallAt } from "./moves.js";
 import { GENERIC, WHY } from "./refusals.js";
-import { joinScreen, overlay, screen, status } from "./screens.js";
-import { forgetSeat, game, input, net, save, session, ui } from "./state.js";
+import { overlay, quit, screen, status } from "./screens.js";
+import { game, input, net, save, session, ui } from "./state.js";
 import { parse, views } from "./views.js";
 
 // message type -> handler(message, raw text); records (`v` present) go to onRecord too
@@ -28,13 +28,13 @@ const HANDLERS = {
 };
 
 export function onMessage(data) {
-  net.lastRx = now();
+  net._lastRx = now();
   const m = parse(data);
   if (!m) {
     reject("json");
     return;
   }
-  if (ui.meeting && m.e !== "key_returned") {
+  if (ui._meeting && m.e !== "key_returned") {
     tellMeeting();
   }
   const handler = m.v !== undefined ? onRecord : typeof m.t === "string" && HANDLERS[m.t];
@@ -44,26 +44,26 @@ export function onMessage(data) {
 }
 
 function onWelcome(m) {
-  net.tries = 0;
-  net.cfg = { cool: m.cool || 250, idle: m.idle || 20000 };
+  net._tries = 0;
+  net._cfg = { cool: m.cool || 250, idle: m.idle || 20000 };
   if (m.cd >= 0) {
-    game.countdownMs = m.cd;
+    game._countdownMs = m.cd;
   }
-  if (m.boot !== game.boot) { // another board run: nothing of the old one is true any more
-    game.boot = m.boot;
-    game.mn = 0;
-    game.view = null;
-    ui.log = [];
+  if (m.boot !== game._boot) { // another board run: nothing of the old one is true any more
+    game._boot = m.boot;
+    game._mn = 0;
+    game._view = null;
+    ui._log = [];
     $("log").textContent = "";
     say("");
-    game.names = ["", "", ""];
+    game._names = ["", "", ""];
   }
   if (m.at >= 0) {
-    game.goAt = now() + game.countdownMs - m.at;
+    game._goAt = now() + game._countdownMs - m.at;
     tick();
   }
-  game.seat = m.seat;
-  game.size = m.w * m.h;
+  game._seat = m.seat;
+  game._size = m.w * m.h;
   if (m.token) {
     session.tok = m.token;
   }
@@ -82,12 +82,12 @@ function onWelcome(m) {
   resend(m.last || 0);
   screen(m.role === "watch" ? "watch" : "play");
   overlay("");
-  if (!game.view) {
+  if (!game._view) {
     $("who").textContent = "Joining\u2026";
   }
   if (m.role === "watch") {
     status((s) => {
-      ui.ssid = s.ssid || "";
+      ui._ssid = s.ssid || "";
       draw();
     });
   }
@@ -95,68 +95,63 @@ function onWelcome(m) {
 
 // match n of a w x h maze: a new one starts a new map memory (a player's, restored if saved)
 function newMatch(n, w, h) {
-  if (n === game.mn && game.mem && game.mem.length === w * h) {
+  if (n === game._mn && game._mem?.length === w * h) {
     return;
   }
-  game.mn = n;
-  game.lastS = -1;
-  game.end = null;
-  game.remembered = [];
-  game.compass = -1;
+  game._mn = n;
+  game._lastS = -1;
+  game._end = null;
+  game._remembered = [];
+  game._compass = -1;
   hooks.end = hooks.hint = "";
-  game.mem = null;
+  game._mem = null;
   if (session.role !== "play") {
     return;
   }
-  game.mem = new Int8Array(w * h).fill(-1);
+  game._mem = new Int8Array(w * h).fill(-1);
   const key = session.tok + ":" + n;
   const saved = session.mem;
-  if (saved && saved.k === key && saved.d.length === w * h) {
-    for (let i = 0; i < w * h; i++) {
-      const flags = saved.d[i];
-      if (flags !== ".") {
-        game.mem[i] = parseInt(flags, 16);
-      }
-    }
-    game.remembered = saved.o || [];
-    game.compass = saved.cp >= 0 ? saved.cp : -1;
+  if (saved?.k === key && Array.isArray(saved.d) && saved.d.length === w * h) {
+    game._mem.set(saved.d);
+    game._remembered = saved.o || [];
+    game._compass = saved.cp >= 0 ? saved.cp : -1;
   } else {
-    session.mem = { k: key, d: ".".repeat(w * h), o: [], cp: -1 };
+    session.mem = { k: key, d: [], o: [], cp: -1 };
   }
 }
 
 function onRoom(m) {
-  game.room = m;
-  if (game.view && m.mn !== game.mn) {
-    newMatch(m.mn, game.view.w, game.view.h);
+  game._room = m;
+  if (game._view && m.mn !== game._mn) {
+    newMatch(m.mn, game._view.w, game._view.h);
   }
   m.p.forEach((p, i) => {
     if (p) {
-      game.names[i + 1] = p.name;
+      game._names[i + 1] = p.name;
     }
-    game.away[i + 1] = p && !p.on && p.left >= 0 ? now() + p.left : 0;
+    game._away[i + 1] = p && !p.on && p.left >= 0 ? now() + p.left : 0;
   });
   tick();
   draw();
 }
 
 function onRules(m) {
-  game.rules = m;
+  game._rules = m;
   draw();
 }
 
 // the end of a match: its figures, the whole maze and who stood where
 function onReveal(m) {
-  if (m.mn !== game.mn) {
+  if (m.mn !== game._mn) {
     return;
   }
   if (m.xt) { // exit times, moves and the end, in match ms
-    game.end = m;
+    game._end = m;
     hooks.end = m.mn;
   }
-  let reveal = game.reveal;
+  let reveal = game._reveal;
   if (!reveal || reveal.mn !== m.mn) {
-    reveal = game.reveal = { mn: m.mn, c: new Int8Array(game.size).fill(-1) };
+    reveal = game._reveal = { mn: m.mn, c: new Int8Array(game._size).fill(-1) };
   }
   // flags + 16 seat 1 stood here + 32 seat 2 did, as # .. c without \\
   const [at, run] = m.c;
@@ -169,13 +164,13 @@ function onReveal(m) {
 
 function onAck(m) {
   const sent = settle(m.c);
-  if (sent && sent.t === "move" && input.inflight === m.c) {
-    input.inflight = null;
-    input.retries = 0;
-    input.waitView = game.viewNo;
+  if (sent?.t === "move" && input._inflight === m.c) {
+    input._inflight = null;
+    input._retries = 0;
+    input._waitView = game._viewNo;
     pump();
   }
-  if (sent && sent.t === "ready") {
+  if (sent?.t === "ready") {
     draw();
   }
 }
@@ -187,22 +182,9 @@ function onErr(m) {
     return;
   }
   if (code === "BAD_TOKEN") {
-    forgetSeat();
-    session.role = null;
-    save();
-    const socket = net.ws;
-    net.ws = null;
-    if (socket) {
-      socket.close(1000, "left");
-    }
-    joinScreen("Your seat was given up (away too long, or the board restarted). Join again.");
+    quit("Your seat was given up (away too long, or the board restarted). Join again.");
   } else if (code === "ROOM_FULL") {
-    const watching = session.role === "watch";
-    forgetSeat();
-    session.role = null;
-    save();
-    net.ws = null;
-    joinScreen(watching
+    quit(session.role === "watch"
       ? "All spectator places are taken. Try again later."
       : "Both seats are taken (a player who drops out keeps the seat for a while). You can watch instead.");
   } else if (code === "NOT_JOINED") {
@@ -215,19 +197,19 @@ function onErr(m) {
 // the refusal of intent c: a refused move ends a held direction; COOLDOWN is retried quietly
 function onRefusedIntent(c, code) {
   const sent = settle(c);
-  if (sent && sent.t === "move" && input.inflight === c) {
-    input.inflight = null;
-    if (code === "COOLDOWN" && input.retries < 3) { // clocks differ a little: retry, quietly
-      input.retries++;
-      if (input.queued < 0) {
-        input.queued = LETTERS.indexOf(sent.d);
+  if (sent?.t === "move" && input._inflight === c) {
+    input._inflight = null;
+    if (code === "COOLDOWN" && input._retries < 3) { // clocks differ a little: retry, quietly
+      input._retries++;
+      if (input._queued < 0) {
+        input._queued = LETTERS.indexOf(sent.d);
       }
-      input.nextAt = now() + 50;
+      input._nextAt = now() + 50;
       pump();
       return;
     }
-    input.retries = 0;
-    input.held = -1;
+    input._retries = 0;
+    input._held = -1;
     pump();
   }
   refused(code);
@@ -245,12 +227,12 @@ const EVENTS = {
   phase(m) {
     let text = "";
     if (m.ph === "countdown") {
-      game.countdownMs = m.ms || 0;
-      game.goAt = now() + game.countdownMs;
+      game._countdownMs = m.ms || 0;
+      game._goAt = now() + game._countdownMs;
       text = "Get ready!";
     }
     if (m.ph === "active") {
-      ui.goUntil = now() + 900;
+      ui._goUntil = now() + 900;
       text = "GO!";
       setTimeout(draw, 950);
     }
@@ -260,12 +242,12 @@ const EVENTS = {
     }
   },
   meeting(m) { // told with the key_returned events after it, in one sentence
-    ui.meeting = { seat: m.seat, back: [] };
+    ui._meeting = { back: [] };
     setTimeout(tellMeeting, 400);
   },
   key_returned(m) {
-    if (ui.meeting) {
-      ui.meeting.back.push(m);
+    if (ui._meeting) {
+      ui._meeting.back.push(m);
     }
   },
   key_picked(m, mine, who) {
@@ -273,7 +255,7 @@ const EVENTS = {
       buzz(60);
     }
     const what = !mine && m.owner === m.seat ? "their own key" : keyName(m.owner);
-    const hint = mine && m.owner !== game.seat ? " (Drop key puts it down)" : "";
+    const hint = mine && m.owner !== game._seat ? " (Drop key puts it down)" : "";
     return (mine ? "You" : who) + " picked up " + what + hint;
   },
   key_dropped(m, mine, who) {
@@ -302,19 +284,19 @@ const EVENTS = {
 function onEvent(m) {
   const handler = typeof m.e === "string" && EVENTS[m.e];
   if (handler) {
-    const mine = m.seat === game.seat && game.seat > 0;
+    const mine = m.seat === game._seat && game._seat > 0;
     tell(handler(m, mine, playerName(m.seat)));
   }
 }
 
 // a meeting and the keys it sent home, in one sentence: who lost what
 function tellMeeting() {
-  const meeting = ui.meeting;
-  const seat = game.seat;
+  const meeting = ui._meeting;
+  const seat = game._seat;
   if (!meeting) {
     return;
   }
-  ui.meeting = null;
+  ui._meeting = null;
   const parts = meeting.back.map((r) => {
     if (r.owner === r.from) {
       return r.owner === seat ? "You keep your key." : playerName(r.owner) + " keeps their key.";
@@ -343,12 +325,12 @@ function tell(text) {
   if (session.role === "play") {
     toast(text, false);
   }
-  ui.log.unshift(text);
-  ui.log.length = Math.min(ui.log.length, 4);
+  ui._log.unshift(text);
+  ui._log.length = Math.min(ui._log.length, 4);
   if (session.role === "watch") {
     const list = $("log");
     list.textContent = "";
-    for (const line of ui.log) {
+    for (const line of ui._log) {
       const item = document.createElement("li");
       item.textContent = line;
       list.append(item);
@@ -358,22 +340,22 @@ function tell(text) {
 }
 
 function keyName(owner) {
-  if (game.seat && owner === game.seat) {
+  if (game._seat && owner === game._seat) {
     return "your key";
   }
   return playerName(owner) + "'s key";
 }
 
 export function playerName(n) {
-  const p = game.room && game.room.p && game.room.p[n - 1];
-  return (p && p.name) || game.names[n] || "Player " + n;
+  const p = game._room?.p?.[n - 1];
+  return p?.name || game._names[n] || "Player " + n;
 }
 
 // a rejected record drops the partial view; a fresh one is asked for soon
 function reject(why) {
   views.part = null;
-  if (!net.resyncTimer && net.ws) {
-    net.resyncTimer = setTimeout(resync, RESYNC_MS);
+  if (!net._resyncTimer && net._ws) {
+    net._resyncTimer = setTimeout(resync, RESYNC_MS);
   }
   hooks.rejected = (+hooks.rejected || 0) + 1;
   hooks.why = why;
@@ -384,8 +366,8 @@ function onRecord(record, raw) {
     const view = views.feed(record, raw);
     if (view) {
       showView(view);
-    } else if (record.i === 0 && !net.resyncTimer) { // n > 1: the rest must come soon
-      net.resyncTimer = setTimeout(resync, RESYNC_MS);
+    } else if (record.i === 0 && !net._resyncTimer) { // n > 1: the rest must come soon
+      net._resyncTimer = setTimeout(resync, RESYNC_MS);
     }
   } catch (why) {
     reject(typeof why === "string" ? why : "json");
@@ -395,23 +377,22 @@ function onRecord(record, raw) {
 // a complete view: shown unless older than the one shown
 function showView(part) {
   const e = part.e;
-  const previous = game.view;
-  const sameKind = previous && previous.r === e.r && previous.w === e.w && previous.h === e.h;
-  if (e.s < game.lastS && sameKind) {
+  const previous = game._view;
+  const sameKind = previous?.r === e.r && previous.w === e.w && previous.h === e.h;
+  if (e.s < game._lastS && sameKind) {
     reject("order");
     return;
   }
-  clearTimeout(net.resyncTimer);
-  net.resyncTimer = 0;
-  game.lastS = e.s;
+  clearTimeout(net._resyncTimer);
+  net._resyncTimer = 0;
+  game._lastS = e.s;
   part.c = part.c.map((f) => f || -1); // line of sight: 0 is out of sight
-  game.view = { s: e.s, r: e.r, ph: e.ph, w: e.w, h: e.h, m: e.m, st: part.st, o: part.o, c: part.c };
-  game.viewNo++;
+  game._view = { ...e, st: part.st, o: part.o, c: part.c }; // the envelope (s, r, ph, w, h, m) and the whole view
+  game._viewNo++;
   if (e.r !== "obs") {
     remember(part, previous);
   }
   hooks.s = e.s;
-  hooks.phase = e.ph;
   hooks.w = e.w;
   fit();
   tick();
@@ -422,45 +403,43 @@ function showView(part) {
 function remember(part, previous) {
   const e = part.e;
   const own = part.st;
-  game.seat = e.r === "p1" ? 1 : 2;
-  if (!game.mem || game.mem.length !== e.w * e.h) {
-    newMatch(game.mn, e.w, e.h);
+  game._seat = e.r === "p1" ? 1 : 2;
+  if (!game._mem || game._mem.length !== e.w * e.h) {
+    newMatch(game._mn, e.w, e.h);
   }
-  const mem = game.mem;
-  let digits = "";
-  for (let i = 0; i < part.c.length; i++) {
-    if (part.c[i] >= 0) {
-      mem[i] = part.c[i];
+  const mem = game._mem;
+  part.c.forEach((flags, i) => {
+    if (flags >= 0) {
+      mem[i] = flags;
     }
-    digits += mem[i] < 0 ? "." : mem[i].toString(16);
-  }
+  });
   // objects seen before stay where they were last seen, unless that cell is in sight now or
   // the key shows elsewhere (on the ground, or carried by a player in sight)
   const keySeen = (k) => part.o.some((o) => o[0] === 0 && o[1] === k) || own.k === k ||
-    (own.opponent && own.opponent.k === k);
-  game.remembered = game.remembered
+    own.opponent?.k === k;
+  game._remembered = game._remembered
     .filter((o) => part.c[o[3]] < 0 && !(o[0] === 0 && keySeen(o[1])))
     .concat(part.o);
   if (own.cp >= 0) {
-    game.compass = own.cp;
+    game._compass = own.cp;
   }
   const firstKey = !hooks.hint && part.o.find((o) => o[0] === 0); // the first key in sight
   if (firstKey) {
     hooks.hint = firstKey[1];
-    if (firstKey[1] !== game.seat) {
-      tell("That key is the other player's. Yours shows a " + game.seat + ".");
+    if (firstKey[1] !== game._seat) {
+      tell("That key is the other player's. Yours shows a " + game._seat + ".");
     }
   }
   const moved = previous ? own.p - previous.st.p : 0;
   const direction = [-e.w, 1, e.w, -1].indexOf(moved);
-  if (previous && previous.r === e.r && direction >= 0) { // a step: said for screen readers
+  if (previous?.r === e.r && direction >= 0) { // a step: said for screen readers
     const open = DIRS.filter((x, d) => wallAt(d) !== 1).join(", ") || "none";
     say("Moved " + DIRS[direction] + ". Open: " + open + ".");
   }
   if (session.mem) {
-    session.mem.d = digits;
-    session.mem.o = game.remembered;
-    session.mem.cp = game.compass;
+    session.mem.d = Array.from(mem);
+    session.mem.o = game._remembered;
+    session.mem.cp = game._compass;
     save();
   }
 }

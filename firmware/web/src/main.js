@@ -14,6 +14,7 @@ import { net, save, session, setPageGone } from "./state.js";
 import { parse, views } from "./views.js";
 
 // for the tests: the golden views (parse, views), the map's contrast (PAL), the fairness check
+// (sha256: a promise of the digest, from the board's sha256.js)
 window.__md = { parse, views, PAL, sha256 };
 
 // closed or reloaded: the seat is free for the next tab
@@ -30,8 +31,8 @@ document.addEventListener("visibilitychange", () => {
   if (!session.role) {
     return;
   }
-  if (!net.ws) { // back in front: reconnect at once, or find out that the socket died
-    net.tries = 0;
+  if (!net._ws) { // back in front: reconnect at once, or find out that the socket died
+    net._tries = 0;
     connect();
   } else {
     send({ t: "ping", c: ++session.c });
@@ -39,7 +40,7 @@ document.addEventListener("visibilitychange", () => {
 });
 addEventListener("pageshow", (e) => {
   setPageGone(false);
-  if (e.persisted && session.role && !net.ws) {
+  if (e.persisted && session.role && !net._ws) {
     connect();
   }
 });

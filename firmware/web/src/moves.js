@@ -18,7 +18,7 @@ const SWIPE_PX = 24; // a swipe takes its direction once the finger has moved th
 // toward direction d from the player's cell: 1 a known wall, 0 open, 2 the step out of the
 // player's own exit
 export function wallAt(d) {
-  const view = game.view;
+  const view = game._view;
   if (!view || view.r === "obs") {
     return 1;
   }
@@ -28,7 +28,7 @@ export function wallAt(d) {
     return 0;
   }
   for (const o of view.o) {
-    if (o[0] === 1 && o[1] === game.seat && o[3] === cell && o[2] === d) {
+    if (o[0] === 1 && o[1] === game._seat && o[3] === cell && o[2] === d) {
       return 2;
     }
   }
@@ -36,7 +36,7 @@ export function wallAt(d) {
 }
 
 export function canMove() {
-  const view = game.view;
+  const view = game._view;
   return view && (view.ph === "active" || view.ph === "countdown") && !view.st.xd;
 }
 
@@ -50,9 +50,9 @@ function press(d, hold) {
     refused("WALL");
     return;
   }
-  input.queued = d;
+  input._queued = d;
   if (hold) {
-    input.held = d;
+    input._held = d;
     padButton(d).classList.add("on");
   }
   pump();
@@ -60,8 +60,8 @@ function press(d, hold) {
 
 // a finger lifted (or a key): the hold ends, the button is up again; no d: every direction
 export function release(d) {
-  if (d === undefined || input.held === d) {
-    input.held = hooks.held = -1;
+  if (d === undefined || input._held === d) {
+    input._held = hooks.held = -1;
   }
   for (const button of document.querySelectorAll("#pad .on")) {
     if (d === undefined || +button.dataset.d === d) {
@@ -72,47 +72,47 @@ export function release(d) {
 
 // send the next move if one is wanted and its turn has come, else wait for that turn
 export function pump() {
-  clearTimeout(input.pumpTimer);
+  clearTimeout(input._pumpTimer);
   showQueued();
-  hooks.held = input.held;
-  if (input.inflight || !net.ws || !canMove()) {
+  hooks.held = input._held;
+  if (input._inflight || !net._ws || !canMove()) {
     return;
   }
-  const d = input.queued >= 0 ? input.queued : input.held;
+  const d = input._queued >= 0 ? input._queued : input._held;
   if (d < 0) {
     return;
   }
-  if (input.waitView === game.viewNo) { // the view showing the last step has not come yet
-    input.pumpTimer = setTimeout(() => {
-      input.waitView = -1;
+  if (input._waitView === game._viewNo) { // the view showing the last step has not come yet
+    input._pumpTimer = setTimeout(() => {
+      input._waitView = -1;
       pump();
     }, 1500);
     return;
   }
   const t = now();
-  if (t < input.nextAt) {
-    input.pumpTimer = setTimeout(pump, input.nextAt - t);
+  if (t < input._nextAt) {
+    input._pumpTimer = setTimeout(pump, input._nextAt - t);
     return;
   }
-  const fresh = input.queued >= 0;
-  input.queued = -1;
+  const fresh = input._queued >= 0;
+  input._queued = -1;
   showQueued();
   if (wallAt(d) === 1) { // a held direction reaches a wall: it just stops there
-    input.held = hooks.held = -1;
+    input._held = hooks.held = -1;
     if (fresh) {
       refused("WALL");
     }
     return;
   }
-  input.inflight = intent("move", LETTERS[d]);
+  input._inflight = intent("move", LETTERS[d]);
   // the board counts the cooldown from its receipt of the move
-  input.nextAt = t + net.cfg.cool + 20;
+  input._nextAt = t + net._cfg.cool + 20;
 }
 
 // a tap waiting for its turn shows on its button
 function showQueued() {
   for (let d = 0; d < 4; d++) {
-    padButton(d).classList.toggle("q", input.queued === d);
+    padButton(d).classList.toggle("q", input._queued === d);
   }
 }
 
@@ -162,7 +162,7 @@ export function bindControls() {
     }
   };
   $("bReady").onclick = () => {
-    intent(game.view && game.view.ph === "finished" ? "rematch" : "ready");
+    intent(game._view?.ph === "finished" ? "rematch" : "ready");
     $("bReady").disabled = true;
   };
 }
@@ -171,11 +171,11 @@ export function bindControls() {
 function bindSwipes(stage) {
   stage.onpointerdown = (e) => {
     if (hooks.screen === "play" && e.target.tagName !== "BUTTON") {
-      input.swipe = { x: e.clientX, y: e.clientY, id: e.pointerId, d: -1 };
+      input._swipe = { x: e.clientX, y: e.clientY, id: e.pointerId, d: -1 };
     }
   };
   stage.onpointermove = (e) => {
-    const swipe = input.swipe;
+    const swipe = input._swipe;
     if (!swipe || swipe.id !== e.pointerId) {
       return;
     }
@@ -194,10 +194,10 @@ function bindSwipes(stage) {
     swipe.y = e.clientY;
   };
   stage.onpointerup = stage.onpointercancel = (e) => {
-    const swipe = input.swipe;
-    if (swipe && swipe.id === e.pointerId) {
+    const swipe = input._swipe;
+    if (swipe?.id === e.pointerId) {
       release(swipe.d);
-      input.swipe = null;
+      input._swipe = null;
     }
   };
 }

@@ -1,9 +1,10 @@
 // The screens (join, play, watch), the overlay over the maze, the join screen's status line,
-// joining and leaving, and the how-to-play dialog with its legend drawn by the map's own code.
+// joining and leaving, and the how-to-play dialog (its text fetched from the board when first
+// opened, help.html) with its legend drawn by the map's own code.
 
 import { PAL } from "./constants.js";
 import { connect, intent, stopHeartbeat } from "./connection.js";
-import { $, body, hooks } from "./dom.js";
+import { $, body, hooks, setHtml } from "./dom.js";
 import { cell, drawingOn, fit, obj, pawn } from "./draw.js";
 import { forgetSeat, game, net, save, session, ui } from "./state.js";
 
@@ -36,11 +37,9 @@ export function joinScreen(message) {
 // html over the maze ("" hides it); its How to play buttons open the help
 export function overlay(html) {
   const el = $("ov");
-  if (el.dataset.h === html) {
+  if (!setHtml(el, html)) {
     return;
   }
-  el.dataset.h = html;
-  el.innerHTML = html;
   el.hidden = !html;
   for (const button of el.querySelectorAll(".help")) {
     button.onclick = showHelp;
@@ -54,7 +53,7 @@ export function status(then) {
 
 // the join screen's line, kept fresh while it shows
 function poll() {
-  clearTimeout(ui.pollTimer);
+  clearTimeout(ui._pollTimer);
   if (hooks.screen !== "join") {
     return;
   }
@@ -64,7 +63,7 @@ function poll() {
         " \u00b7 " + s.seats + " of 2 seats taken \u00b7 " + s.observers + " watching";
     }
   });
-  ui.pollTimer = setTimeout(poll, 3000);
+  ui._pollTimer = setTimeout(poll, 3000);
 }
 
 // the board's rule (net/intents.py clean_name): 12 printable characters, no markup
@@ -93,12 +92,12 @@ export function start(role) {
   session.role = role;
   save();
   $("jmsg").textContent = "Connecting\u2026";
-  net.tries = 0;
+  net._tries = 0;
   connect();
 }
 
 function leave() {
-  const view = game.view;
+  const view = game._view;
   const playing = view && (view.ph === "active" || view.ph === "countdown");
   if (session.role === "play" && playing && !confirm("Leave the match? You forfeit it.")) {
     return;
@@ -106,22 +105,46 @@ function leave() {
   if (session.role === "play") {
     intent("leave");
   }
+  quit("");
+}
+
+// back to the join screen for good (left, or turned away): the seat or place forgotten, the
+// socket closed (after 150 ms: time for a last intent to go out), no reconnect
+export function quit(message) {
   forgetSeat();
   session.role = null;
   save();
-  game.mem = null;
-  const socket = net.ws;
-  net.ws = null;
+  game._mem = null;
+  const socket = net._ws;
+  net._ws = null;
   if (socket) {
     setTimeout(() => socket.close(1000, "left"), 150);
   }
   stopHeartbeat();
-  joinScreen("");
+  joinScreen(message);
 }
 
-// the how-to-play dialog, its legend drawn in the reader's own colours
+// the how-to-play dialog. Its text is the file help.html of the board, fetched the first time
+// (most players never open it, so it is not part of the page); the legend of its canvases is
+// drawn in the reader's own colours each time.
+let helpText = null; // the promise of help.html's markup, once asked for
+
 export function showHelp() {
-  const me = game.seat || 1;
+  helpText ||= fetch("/help.html").then((r) => r.ok ? r.text() : Promise.reject()).catch(() => {
+    helpText = null; // asked again next time
+    return "<p>The board did not answer. Try again.</p>";
+  });
+  helpText.then((html) => {
+    setHtml($("hb"), html);
+    drawLegend();
+    if (!$("help").open) {
+      $("help").showModal();
+    }
+  });
+}
+
+function drawLegend() {
+  const me = game._seat || 1;
   const other = 3 - me;
   for (const legend of document.querySelectorAll("#leg canvas")) {
     legend.width = legend.height = 80;
@@ -152,7 +175,6 @@ export function showHelp() {
       }
     });
   }
-  $("help").showModal();
 }
 
 export function bindScreens() {

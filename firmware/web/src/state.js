@@ -1,10 +1,15 @@
 // Everything the page changes after start-up, in named objects, one field per line.
 //
+// The fields of net, game, input, ui and grid start with "_": they are the page's own, never
+// on the wire nor stored, so the build shortens their names (esbuild --mangle-props, for
+// PRIVATE_PROPS of tools/build_image.py). session's fields are a stored format: they keep theirs.
+//
 // session: who this tab is, saved in sessionStorage "md" (a reload keeps it, every tab has its
 // own); a player's seat is also kept in localStorage "md:<token>" with the time a tab last used
 // it, so a new tab after the browser was closed resumes it, but never a seat another open tab
 // uses. Its field names are the stored format: role, tok (seat token), name, c (the last client
-// sequence), ob (the outbox: [{m, at}]), mem (the map memory: {k, d, o, cp}).
+// sequence), ob (the outbox: [{m, at}]), mem (the map memory: {k: token:match, d: flags per
+// cell, -1 = never seen, o: objects as last seen, cp: the last compass reading}).
 
 import { STALE } from "./constants.js";
 
@@ -22,14 +27,14 @@ function load(store, key) {
 // a seat stored by a tab that is gone (closed, or not seen for STALE ms), to resume
 function adoptStoredSeat() {
   const old = load(browserStore, "md"); // a page from before tabs had their own identity
-  if (old && old.tok) {
+  if (old?.tok) {
     browserStore.setItem("md:" + old.tok, JSON.stringify(old));
   }
   browserStore.removeItem("md");
   for (let i = 0; i < browserStore.length; i++) {
     const key = browserStore.key(i);
     const stored = key.startsWith("md:") && load(browserStore, key);
-    if (stored && stored.role === "play" && !(Date.now() - (stored.at || 0) < STALE)) {
+    if (stored?.role === "play" && !(Date.now() - (stored.at || 0) < STALE)) {
       return stored;
     }
   }
@@ -71,65 +76,65 @@ export function forgetSeat() {
 }
 
 export const net = { // the connection
-  ws: null, // the socket; null while there is none
-  tries: 0, // reconnects since a welcome (backoff)
-  reconnectTimer: 0, // reconnect timeout
-  heartbeatTimer: 0, // heartbeat interval
-  lastRx: 0, // now() of the last message in
-  cfg: { cool: 250, idle: 20000 }, // from welcome (ms)
-  resyncTimer: 0, // timeout that asks for a fresh view
+  _ws: null, // the socket; null while there is none
+  _tries: 0, // reconnects since a welcome (backoff)
+  _reconnectTimer: 0, // reconnect timeout
+  _heartbeatTimer: 0, // heartbeat interval
+  _lastRx: 0, // now() of the last message in
+  _cfg: { cool: 250, idle: 20000 }, // from welcome (ms)
+  _resyncTimer: 0, // timeout that asks for a fresh view
 };
 
 export const game = { // the match
-  seat: 0, // own seat; 0 = spectator
-  mn: 0, // match number
-  boot: "", // the board run (welcome): a restart starts everything afresh
-  room: null, // the last room line
-  rules: null, // the last rules line (the lobby)
-  fair: null, // the last fair line (the seed's commitment)
-  names: ["", "", ""], // the last names seen per seat (a freed seat keeps its player's name)
-  away: [0, 0, 0], // now() when an away seat's grace period ends, 0 = present
-  view: null, // the view shown (c: flags, -1 = not in it)
-  lastS: -1, // its s: older views are refused
-  viewNo: 0, // complete views so far
-  mem: null, // map memory (-1 = never seen)
-  remembered: [], // objects seen earlier, as last seen
-  compass: -1, // the last compass reading
-  countdownMs: 0, // countdown length (ms)
-  goAt: 0, // now() of GO (the end of the countdown)
-  size: 0, // cells of the maze (welcome)
-  end: null, // the figures of match mn (its first maze message)
-  reveal: null, // the revealed maze of match mn: {mn, c: flags + 16/32 for the paths}
+  _seat: 0, // own seat; 0 = spectator
+  _mn: 0, // match number
+  _boot: "", // the board run (welcome): a restart starts everything afresh
+  _room: null, // the last room line
+  _rules: null, // the last rules line (the lobby)
+  _fair: null, // the last fair line (the seed's commitment)
+  _names: ["", "", ""], // the last names seen per seat (a freed seat keeps its player's name)
+  _away: [0, 0, 0], // now() when an away seat's grace period ends, 0 = present
+  _view: null, // the view shown (c: flags, -1 = not in it)
+  _lastS: -1, // its s: older views are refused
+  _viewNo: 0, // complete views so far
+  _mem: null, // map memory (-1 = never seen)
+  _remembered: [], // objects seen earlier, as last seen
+  _compass: -1, // the last compass reading
+  _countdownMs: 0, // countdown length (ms)
+  _goAt: 0, // now() of GO (the end of the countdown)
+  _size: 0, // cells of the maze (welcome)
+  _end: null, // the figures of match mn (its first maze message)
+  _reveal: null, // the revealed maze of match mn: {mn, c: flags + 16/32 for the paths}
 };
 
 export const input = { // moves, one in flight at a time
-  held: -1, // direction held, -1 = none
-  queued: -1, // direction tapped during a wait
-  retries: 0, // COOLDOWN retries of this move
-  inflight: null, // c of the move awaiting its answer
-  nextAt: 0, // no move before this now()
-  waitView: -1, // viewNo at the last ack: wait for a newer one
-  pumpTimer: 0, // pump() timeout
-  swipe: null, // {x, y, id, d}
+  _held: -1, // direction held, -1 = none
+  _queued: -1, // direction tapped during a wait
+  _retries: 0, // COOLDOWN retries of this move
+  _inflight: null, // c of the move awaiting its answer
+  _nextAt: 0, // no move before this now()
+  _waitView: -1, // viewNo at the last ack: wait for a newer one
+  _pumpTimer: 0, // pump() timeout
+  _swipe: null, // {x, y, id, d}
 };
 
 export const ui = { // the screen, besides the view
-  taken: false, // seat opened elsewhere (4001)
-  tickTimer: 0, // countdown and clock redraw interval
-  goUntil: 0, // "GO!" shows until this now()
-  log: [], // the last four events (spectators)
-  meeting: null, // a meeting being told: {seat, back: [key_returned events]}
-  pollTimer: 0, // the join screen's /status poll
-  ssid: "", // the board's network name (/status), for the TV's join panel
-  pos: [0, -1, -1], // where each pawn was drawn last
-  anim: [0, null, null], // pawn slides: {from, to, t0}
-  frame: 0, // animation frame pending
+  _taken: false, // seat opened elsewhere (4001)
+  _tickTimer: 0, // countdown and clock redraw interval
+  _goUntil: 0, // "GO!" shows until this now()
+  _log: [], // the last four events (spectators)
+  _meeting: null, // a meeting being told: {back: [key_returned events]}
+  _pollTimer: 0, // the join screen's /status poll
+  _ssid: "", // the board's network name (/status), for the TV's join panel
+  _pos: [0, -1, -1], // where each pawn was drawn last
+  _anim: [0, null, null], // pawn slides: {from, to, t0}
+  _frame: 0, // animation frame pending
 };
 
 export const grid = { // the canvas window on the maze
-  cs: 20, // cell size (CSS px)
-  ox: 0, // first column shown
-  oy: 0, // first row shown
-  vw: 0, // columns shown
-  vh: 0, // rows shown
+  _cs: 20, // cell size (CSS px)
+  _ox: 0, // first column shown
+  _oy: 0, // first row shown
+  _vw: 0, // columns shown
+  _vh: 0, // rows shown
 };
