@@ -13,7 +13,6 @@ import json
 
 from game.compat import const
 from game.rules import DIR_NAMES
-from game.rulesets import UNKNOWN as UNKNOWN_RULESET
 
 _MAX_NAME = const(12)  # characters of a player name after cleaning
 _TOKEN_CHARS = const(32)  # a seat token: 16 random bytes as lowercase hex
@@ -35,8 +34,9 @@ ROLE_WATCH = const(2)
 
 # Refusal codes, sent as {"t":"err","code":...}. Every code is defined once: the engine's are
 # the names in game.rules.CODE_NAMES (WALL, COOLDOWN, PHASE, NOT_PLAYER, ...), the gateway's
-# and the match host's are here (UNKNOWN_RULESET is game.rulesets'). tools/refusal_codes.py
-# joins them into the one table the tests and the page's build read.
+# and the match host's are here, each as NAME = "NAME" (UNKNOWN_RULESET is game.rulesets'
+# UNKNOWN). tools/refusal_codes.py joins them into the one table the tests and the page's
+# build read (no tuple of them on the board: nothing there needs the list).
 BAD_JSON = "BAD_JSON"  # not UTF-8 JSON, or not one JSON object
 UNKNOWN_INTENT = "UNKNOWN_INTENT"  # "t" missing, not text, or not in the vocabulary
 BAD_SEQ = "BAD_SEQ"  # "c" missing or not an integer 1..SEQ_MAX
@@ -50,27 +50,11 @@ ROOM_FULL = "ROOM_FULL"  # no free seat / observer place (then close 4003)
 INTERNAL = "INTERNAL"  # the server failed on this message (then close 1011)
 BAD_UTF8 = "BAD_UTF8"  # a text frame that is not valid UTF-8 (then close 1007)
 RATE_LIMITED = "RATE_LIMITED"  # over the inbound rate limit: not applied (repeated: close 1008)
-GATEWAY_CODES = (
-    BAD_JSON,
-    UNKNOWN_INTENT,
-    BAD_SEQ,
-    BAD_VALUE,
-    BAD_TOKEN,
-    TOO_LARGE,
-    FRAGMENTED,
-    NOT_JOINED,
-    ALREADY_JOINED,
-    ROOM_FULL,
-    INTERNAL,
-    BAD_UTF8,
-    RATE_LIMITED,
-)
 
 # The match host's refusals (lobby and resume), beside the engine's.
 RULES_FIXED = "RULES_FIXED"  # a `rules` intent on a board whose settings fix the ruleset
 NOT_CHOOSER = "NOT_CHOOSER"  # a `rules` intent from the seat that does not choose
 RESTART_PAUSE = "RESTART_PAUSE"  # a move in a resumed match before both players are back
-HOST_CODES = (RULES_FIXED, NOT_CHOOSER, UNKNOWN_RULESET, RESTART_PAUSE)
 
 # Intent names -> kinds. A tuple of pairs, never a dict (no reliance on dict order).
 INTENTS = (

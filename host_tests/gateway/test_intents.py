@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import refusal_codes
 from net import intents
 from net.intents import (
     DROP,
@@ -105,7 +106,7 @@ def test_garbage_is_bad_json_never_an_exception(payload):
 def test_every_code_is_listed():
     for _, expected in CASES:
         if expected["kind"] == ERROR:
-            assert expected["code"] in intents.GATEWAY_CODES
+            assert expected["code"] in refusal_codes.intents_codes()
 
 
 def test_same_results_on_micropython(run_upy, repo_root, monkeypatch):
