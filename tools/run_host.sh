@@ -132,7 +132,8 @@ rm -rf "$TRIMMED"
 # the settings) is built again for another address or settings.json, or after a change to
 # firmware/ or tools/ (the flash is kept between runs: the page must follow the checkout).
 WEB_STAMP="$FLASH/web/.run_host"
-WEB_FOR="$URL $(cksum < "$FLASH/settings.json" 2>/dev/null || echo none)"
+WEB_FOR="$URL none"
+if [ -f "$FLASH/settings.json" ]; then WEB_FOR="$URL $(cksum < "$FLASH/settings.json")"; fi
 if [ -f "$WEB_STAMP" ]; then
     if [ "$(cat "$WEB_STAMP")" != "$WEB_FOR" ] \
         || [ -n "$(find -H "$ROOT/firmware" "$ROOT/tools" "$ROOT/package-lock.json" -newer "$WEB_STAMP" \
