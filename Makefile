@@ -106,11 +106,14 @@ distclean: clean ## clean, and remove .venv and node_modules too
 RUN_HEAP ?= $(BOARD_HEAP)
 # LAN=1 serves every interface, so phones on the same network can join (default: this laptop
 # only); HTTP_PORT moves the game from 8080 (a busy port says so and names this option).
+# The flash is build/flash/, kept between runs like a board's (a restart resumes the match;
+# MAZE_FLASH_DIR=/path picks another folder); FRESH=1 empties it first (MAZE_FRESH=1).
 LAN ?=
 HTTP_PORT ?= $(or $(MAZE_HTTP_PORT),8080)
-run: $(STAMP) ## host a game on this laptop (LAN=1: phones on this network join too; HTTP_PORT=8080); Ctrl-C stops
+FRESH ?=
+run: $(STAMP) ## host a game on this laptop, flash in build/flash/ (LAN=1: phones join too; HTTP_PORT=8080; FRESH=1: blank flash); Ctrl-C stops
 	MICROPY_MICROPYTHON=$(CURDIR)/$(UPY) MAZE_HEAP=$(RUN_HEAP) MAZE_HTTP_PORT=$(HTTP_PORT) \
-		MAZE_BIND=$(if $(LAN),0.0.0.0,127.0.0.1) sh tools/run_host.sh
+		MAZE_BIND=$(if $(LAN),0.0.0.0,127.0.0.1) $(if $(FRESH),MAZE_FRESH=1) sh tools/run_host.sh
 
 card: $(STAMP) ## printable join card with the Wi-Fi and game QR codes -> build/card/ (SETTINGS=settings.json, SSID=...)
 	$(PY) tools/join_card.py $(if $(SETTINGS),--settings $(SETTINGS)) $(if $(SSID),--ssid "$(SSID)")

@@ -61,15 +61,36 @@ def entries(buf, start, count, first=0):
 
 def read(data):
     """(header, entries, dropped): the header, the valid entries from the start, and how many
-    bytes after them were dropped (a torn or garbage tail). Raises ValueError, saying why,
-    for anything but a valid header of this format and rules."""
-    if len(data) < HEADER or bytes(data[0:4]) != MAGIC:
-        raise ValueError("not a match log (no MDLG header)")
+    bytes after them were dropped (a torn or garbage tail). Raises ValueError, saying in one
+    line what is wrong, for anything but a valid header of this format and rules whose
+    parameters the engine can play."""
+    if not data:
+        raise ValueError("the file is empty")
+    if bytes(data[0:4]) != MAGIC[: len(data)]:
+        raise ValueError("not a match log (it does not start with MDLG)")
+    if len(data) < HEADER:
+        raise ValueError(
+            "the header is cut short: %d of its %d bytes (a truncated file)" % (len(data), HEADER)
+        )
     if data[4] != FORMAT:
         raise ValueError("log format %d; this reader knows %d" % (data[4], FORMAT))
     if data[5] != RULES:
         raise ValueError("rules version %d; this engine plays %d" % (data[5], RULES))
-    head = Replay.head(data)  # the header's own check
+    if _uint(data, HEADER - 2, 2) != Header.sum(data, 0, HEADER - 2, 0, 0):
+        raise ValueError("the header is damaged (its check does not match)")
+    if data[14] >> 4 >= len(rulesets.RULESETS):
+        raise ValueError(
+            "the header names ruleset %d; this engine has %d"
+            % (data[14] >> 4, len(rulesets.RULESETS))
+        )
+    try:
+        head = Replay.head(data)
+    except UnicodeError:
+        raise ValueError("a player's name in the header is not UTF-8") from None
+    try:
+        Replay(head)  # the engine's own check of the parameters
+    except ValueError as exc:
+        raise ValueError("the header's parameters cannot be played: %s" % exc) from None
     count = (len(data) - HEADER) // ENTRY
     found = entries(data, HEADER, count)
     return head, found, len(data) - HEADER - ENTRY * len(found)

@@ -13,8 +13,13 @@
 #   MAZE_ADDRESS                   the address players open (default: the LAN address with
 #                                  0.0.0.0, else MAZE_BIND); printed with a QR code to scan
 #                                  when it is not the bind address
-#   MAZE_FLASH_DIR                 flash root to use (default: a new temporary directory, removed
-#                                  on exit); put a settings.json there to try settings
+#   MAZE_FLASH_DIR                 flash root to use (default: build/flash/ of this checkout,
+#                                  kept between runs, so a restart resumes the match like a
+#                                  board's; `make clean` removes it); put a settings.json there
+#                                  to try settings
+#   MAZE_FRESH                     1: empty the flash folder first (`make run FRESH=1`): a board
+#                                  with a blank flash; refused for a folder that does not look
+#                                  like a flash folder (settings.json, web/, lib/, log/)
 #   MAZE_HEAP                      micropython -X heapsize (default: the board heap,
 #                                  BOARD_HEAP of tools/hostenv.py)
 #   MICROPY_MICROPYTHON            the unix micropython binary (default: .venv, then PATH)
@@ -85,21 +90,26 @@ except OSError:
     exit 1
 fi
 
-if [ -n "${MAZE_FLASH_DIR:-}" ]; then
-    FLASH=$MAZE_FLASH_DIR
-    TEMP_FLASH=
-else
-    FLASH=$(mktemp -d "${TMPDIR:-/tmp}/mazeduel-flash.XXXXXX")
-    TEMP_FLASH=$FLASH
+# The flash: one folder kept between runs, as a board's flash is kept across resets (its log/
+# holds the match logs, so a restart resumes an interrupted match). MAZE_FRESH=1 empties it
+# first, but only a folder holding nothing but what a flash holds: a mistyped MAZE_FLASH_DIR
+# (a home folder, say) is never emptied.
+FLASH=${MAZE_FLASH_DIR:-$ROOT/build/flash}
+if [ "${MAZE_FRESH:-}" = 1 ] && [ -d "$FLASH" ]; then
+    for entry in "$FLASH"/* "$FLASH"/.[!.]* "$FLASH"/..?*; do
+        [ -e "$entry" ] || [ -L "$entry" ] || continue
+        case "${entry##*/}" in
+            settings.json | web | lib | log | boot.py | main.py | .frozen) ;;
+            *)
+                echo "run_host.sh: not emptying $FLASH: it holds ${entry##*/}, which is not" \
+                    "on a flash (settings.json, web/, lib/, log/); remove it by hand" >&2
+                exit 2
+                ;;
+        esac
+    done
+    rm -rf "$FLASH"
+    echo "host board: flash $FLASH emptied (fresh start)" >&2
 fi
-CHILD=
-cleanup() {
-    if [ -n "$CHILD" ]; then kill -TERM "$CHILD" 2>/dev/null || true; wait "$CHILD" 2>/dev/null || true; fi
-    if [ -n "$TEMP_FLASH" ]; then rm -rf "$TEMP_FLASH"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 mkdir -p "$FLASH/lib/microdot"
 
 # microdot as the board gets it: trimmed to what the firmware uses (tools/trim_microdot.py),
@@ -118,7 +128,19 @@ rm -rf "$TRIMMED"
 
 # the phone client as in the board image (minified, gzipped) with the QR code of this game's
 # address (and of the Wi-Fi, when the flash's settings.json names one), unless the flash already
-# has a web/ folder
+# has a web/ folder. One this script built (its stamp, web/.run_host, names the address and
+# the settings) is built again for another address or settings.json, or after a change to
+# firmware/ or tools/ (the flash is kept between runs: the page must follow the checkout).
+WEB_STAMP="$FLASH/web/.run_host"
+WEB_FOR="$URL none"
+if [ -f "$FLASH/settings.json" ]; then WEB_FOR="$URL $(cksum < "$FLASH/settings.json")"; fi
+if [ -f "$WEB_STAMP" ]; then
+    if [ "$(cat "$WEB_STAMP")" != "$WEB_FOR" ] \
+        || [ -n "$(find -H "$ROOT/firmware" "$ROOT/tools" "$ROOT/package-lock.json" -newer "$WEB_STAMP" \
+            -type f ! -path '*/__pycache__/*' ! -name '*.pyc' 2>/dev/null | head -n 1)" ]; then
+        rm -rf "$FLASH/web"
+    fi
+fi
 if [ ! -d "$FLASH/web" ]; then
     SETTINGS=
     if [ -f "$FLASH/settings.json" ]; then SETTINGS="--settings $FLASH/settings.json"; fi
@@ -132,6 +154,7 @@ if [ ! -d "$FLASH/web" ]; then
         echo "run_host.sh: cannot build the phone client (above); make venv installs what it needs" >&2
         exit 1
     fi
+    echo "$WEB_FOR" > "$WEB_STAMP"
 fi
 
 echo "host board: flash $FLASH, heap $MAZE_HEAP, http $MAZE_BIND:$MAZE_HTTP_PORT," \
@@ -153,17 +176,6 @@ if [ -n "${MAZE_PRELUDE:-}" ]; then  # tests only: its folder first on the path,
     PRELUDE=", $(basename "$MAZE_PRELUDE" .py)"
 fi
 export MICROPYPATH
-# boot.py then main.py, as the board runs them. With a flash folder of the caller's (tests,
-# the chaos test's SIGKILL above all) exec, so every signal reaches micropython itself; with a
-# temporary flash in the background, so that the trap above can remove it afterwards (a signal
-# to this script is passed on to micropython).
-if [ -z "$TEMP_FLASH" ]; then
-    trap - EXIT INT TERM
-    exec "$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot$PRELUDE, main; main.run()"
-fi
-"$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot$PRELUDE, main; main.run()" &
-CHILD=$!
-wait "$CHILD"
-STATUS=$?
-CHILD=
-exit "$STATUS"
+# boot.py then main.py, as the board runs them: exec, so every signal (Ctrl-C, the chaos
+# test's SIGKILL) reaches micropython itself.
+exec "$MICROPYTHON" -X heapsize="$MAZE_HEAP" -c "import boot$PRELUDE, main; main.run()"
