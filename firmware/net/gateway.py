@@ -522,7 +522,7 @@ class Gateway:
         """Close what holds a place for nothing: silent clients, frames left unfinished,
         sockets that never joined."""
         now = ticks_ms()
-        idle_ms = self.host.idle_ms  # (not one of its own: 7 attributes, the smaller table)
+        idle_ms = self.host.idle_ms  # (the host's setting, not a copy of it here)
         for session in self.sessions:
             if session.closing:
                 continue
