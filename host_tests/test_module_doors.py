@@ -179,3 +179,24 @@ def wire(sessions):
         session.done = True
 """
     assert violations(source) == []
+
+
+def test_messages_are_framed_on_the_session_side_only():
+    # the host, the journal and the message texts hand sessions texts (Session.post_text);
+    # only net.messages' maze frames made ahead write a header (docs/architecture.md)
+    for name in ("match_host", "journal", "seats", "resume"):
+        tree = ast.parse((FIRMWARE / "net" / (name + ".py")).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "net.frames":
+                framing = {"frame", "framed", "pieces", "put_header"}
+                assert not framing & {a.name for a in node.names}, name
+            if isinstance(node, ast.Attribute) and node.attr == "post":
+                raise AssertionError("%s posts a frame (.post): hand a text to post_text" % name)
+    tree = ast.parse((FIRMWARE / "net" / "messages.py").read_text(encoding="utf-8"))
+    imported = [
+        a.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "net.frames"
+        for a in node.names
+    ]
+    assert imported == ["put_header"], imported

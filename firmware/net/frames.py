@@ -100,6 +100,9 @@ def head_size(length):
     return 2 if length < 126 else 4
 
 
+_SHORT = const(96)  # framed(): longer texts are sent as pieces, without a copy
+
+
 def put_header(buf, length, opcode=_OP_TEXT, at=0):
     """Write a final, unmasked server frame header for `length` payload bytes at buf[at:];
     returns its size (2, or 4 for 126..65535 bytes)."""
@@ -145,6 +148,19 @@ def pieces(*texts):
     put_header(head, n)
     out[0] = head
     return out
+
+
+def framed(message):
+    """The frame of a message a session is handed (net.gateway.Session.post_text): a str of up
+    to _SHORT bytes in one allocation (frame()); a longer str as pieces (no copy of it); a
+    tuple of str pieces with pieces(); a frame already made (a bytearray, a memoryview, or a
+    list: pieces()' result, e.g. the end-of-match maze buffers made ahead) as it is."""
+    kind = type(message)
+    if kind is str:
+        return frame(message) if len(message) <= _SHORT else pieces(message)
+    if kind is tuple:
+        return pieces(*message)
+    return message
 
 
 def close_frame(code, reason):

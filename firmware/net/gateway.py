@@ -37,6 +37,7 @@ from net.frames import (
     close_code_valid,
     close_frame,
     frame,
+    framed,
     head_close_code,
     payload_length,
     unmask,
@@ -127,6 +128,16 @@ class Session:
             return
         self.ctrl.append(data)
         self.gw.due(self)
+
+    def post_text(self, message, data=None):
+        """Queue a message the host hands over (a str, a tuple of str pieces, or a frame made
+        ahead): framed here, the one place messages are framed (net.frames.framed), unless
+        `data` is its frame already. Returns the frame, for the next session of a broadcast:
+        one frame for everyone, never a copy each."""
+        if data is None:
+            data = framed(message)
+        self.post(data)
+        return data
 
     def wake(self):
         """Something is due (a view): the pump looks at this session."""

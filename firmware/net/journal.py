@@ -34,7 +34,6 @@ from hashlib import sha256
 from game.compat import const
 from game.matchlog import HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
 from game.rules import CMD_MOVE, FINISHED, WAITING
-from net.frames import pieces
 
 _MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
 _DROP = const(2)
@@ -139,15 +138,16 @@ class Journal:
         ended, also the committed bytes (pre: versions, play parameters and the seed) and its
         log number (0: none). The header is made once a match, for the commitment and the
         committed bytes (not at every join and at the end: a Header and its 208 bytes would be
-        garbage in a heap the room has filled). Returned framed in pieces (net.frames.pieces: after
-        the end the message is ~180 bytes), the hex digits as they are."""
+        garbage in a heap the room has filled). Returned as a tuple of pieces, framed as
+        they are (net.frames.pieces: after the end the message is ~180 bytes), the hex digits
+        as they are."""
         if self.digest is None or self.pre is None:
             self.head(host)
         pre = used = None
         if self.done:
             pre = hexlify(self.pre)
             used = '","log":%d' % self.used
-        return pieces(
+        return (
             '{"t":"fair","mn":%d,"commit":"' % host.match_no,
             hexlify(self.digest),
             '"' if pre is None else '","pre":"',
@@ -205,7 +205,7 @@ class Journal:
 
     def attach(self, host, session):
         """After a join: the commitment (and the seed, after the end) to the new session."""
-        session.post(self.fair(host))
+        session.post_text(self.fair(host))
 
     def welcome(self, seat, text):
         """A welcome for seat: flagged `restarted` the first time after a resume."""

@@ -3,14 +3,16 @@
 # milliseconds, and who may hear which event.
 #
 # It owns no socket and writes no other module's field. A session (net.gateway.Session) is any
-# object with `post(frame)` (queue one ready frame), `kill(code, reason)` and `wake()`; the host
+# object with `post_text(message, data=None)` (frame a message and queue it: net.frames.framed,
+# the one place messages are framed; returns the frame, shared with the next session of a
+# broadcast), `kill(code, reason)` and `wake()`; the host
 # keeps its own record of which session holds which seat and which ones watch, tells the view
 # publisher (net.views, given to it by net.wiring) who wants which views, and calls
 # `views.changed()` after every engine call that changed the state. Seats change through their
 # own methods (net.seats), the match log through its hooks (net.journal), and a match the log
 # restores through `restore(restored)` (net.resume). Every message is built once
-# (net.messages), framed once (net.frames), and the same bytes are posted to every session entitled
-# to it.
+# (net.messages), framed once by the first session it goes to, and the same bytes are posted
+# to every session entitled to it.
 #
 # Lifecycle: WAITING (seats fill, the first seated player may choose the ruleset, each player
 # says ready) -> COUNTDOWN -> ACTIVE -> FINISHED (win, draw or forfeit) -> both ask for a
@@ -25,7 +27,7 @@ from game.compat import const
 from game.projector import OBSERVER
 from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
-from net.frames import MAX_MESSAGE, frame, pieces
+from net.frames import MAX_MESSAGE
 from net.journal import Journal
 from net.seats import Seat
 
@@ -109,7 +111,8 @@ class MatchHost:
         self.boot = int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
         # the framed rules message, made again only when what it says changes (the ruleset,
         # the chooser): every join posts these same bytes; dropped while a match runs
-        self._rules_frame = None
+        self._rules_msg = None
+        self._rules_data = None  # its frame, made by the first session it went to
         self._rules_for = None  # the ruleset and the chooser it says
         self._rules_by = 0
         # per seat, this match: accepted moves (and the cells stood on: trail, made with the
@@ -199,7 +202,7 @@ class MatchHost:
             # JOIN_MS after the upgrade, net/gateway.py)
             self._err(session, intent.c, intents.NOT_JOINED)
         elif kind == intents.PING:
-            session.post(frame(messages.pong(intent.c)))
+            session.post_text(messages.pong(intent.c))
         elif kind == intents.SYNC:
             # A client that lost a record asks for the whole current view again.
             self.views.resync(session)
@@ -214,7 +217,7 @@ class MatchHost:
             self._command(session, self.seats[role], intent)
 
     def _err(self, session, c, code):
-        session.post(frame(messages.err(c, code)))
+        session.post_text(messages.err(c, code))
 
     def _join(self, session, intent):
         if self.role_of(session) != NO_ROLE:
@@ -226,8 +229,8 @@ class MatchHost:
                 return
             self.observers.append(session)
             self.views.attach(session, OBSERVER)
-            session.post(frame(messages.welcome_observer(self)))
-            session.post(self._rules())
+            session.post_text(messages.welcome_observer(self))
+            self._post_rules(session)
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:
             seat = None
@@ -245,8 +248,8 @@ class MatchHost:
                 old.kill(_CLOSE_REPLACED, "seat taken over by a newer connection")
             self._bind(session, seat, intent.name)
             text = messages.welcome_player(self, seat, True)
-            session.post(frame(self.journal.welcome(seat, text)))
-            session.post(self._rules())
+            session.post_text(self.journal.welcome(seat, text))
+            self._post_rules(session)
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
             seat = None
@@ -261,10 +264,10 @@ class MatchHost:
             self.score[1] = self.score[2] = 0  # a new player: a new series
             if not self.chooser:
                 self.chooser = seat.number
-                self._send(_TO_ALL, self._rules())
+                self._post_rules(None)
             self._bind(session, seat)
-            session.post(frame(messages.welcome_player(self, seat, False)))
-            session.post(self._rules())
+            session.post_text(messages.welcome_player(self, seat, False))
+            self._post_rules(session)
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)  # the commitment (the seed, after the end)
         if self.paused and self.seats[1].session is not None and self.seats[2].session is not None:
@@ -279,22 +282,31 @@ class MatchHost:
         ):
             # a full room: no join is due (a reconnect makes the frame again), and its room is
             # the room's (/status, the ready messages, the match's start) once it is written
-            self._rules_frame = self._rules_for = None
+            self._rules_msg = self._rules_data = self._rules_for = None
         self._room()
         self._maybe_start()
 
     # ---- the ruleset ------------------------------------------------------------------------
 
     def _rules(self):
-        """The framed rules message: made again only when the ruleset or the chooser changed
-        since the last one (mailboxes never write to a frame, so a message still queued keeps
-        the bytes it was posted with)."""
+        """The rules message: made again only when the ruleset or the chooser changed since the
+        last one (a message still queued keeps the text it was posted with)."""
         if self._rules_for is not self.ruleset or self._rules_by != self.chooser:
-            self._rules_frame = None  # its room is free for the new one, unless still queued
-            self._rules_frame = frame(self._rules_text())
+            self._rules_msg = self._rules_data = None  # free for the new one, unless queued
+            self._rules_msg = self._rules_text()
             self._rules_for = self.ruleset
             self._rules_by = self.chooser
-        return self._rules_frame
+        return self._rules_msg
+
+    def _post_rules(self, to):
+        """The rules message to one session, or (None) everyone: every join posts the same
+        frame (docs/memory.md, "Fragmentation on the join path"), framed by the first session
+        it went to."""
+        text = self._rules()
+        if to is None:
+            self._rules_data = self._send(_TO_ALL, text, self._rules_data)
+        else:
+            self._rules_data = to.post_text(text, self._rules_data)
 
     def _rules_text(self):
         entry = self.ruleset
@@ -338,7 +350,7 @@ class MatchHost:
         if code is not None:
             self._err(session, c, code)
             return
-        session.post(frame(messages.ack(c)))
+        session.post_text(messages.ack(c))
         if entry is self.ruleset:
             return
         self.ruleset = entry
@@ -351,7 +363,7 @@ class MatchHost:
             gc.collect()
             self.views.changed()
         self.log("game: ruleset %s chosen" % entry[rulesets.ID])
-        self._send(_TO_ALL, self._rules())
+        self._post_rules(None)
         self._room()
 
     def _refuse_full(self, session):
@@ -370,7 +382,7 @@ class MatchHost:
         # no sequence can put a seat out of its own client's reach.
         ahead = (c - seat.last_c) & intents.SEQ_MAX
         if ahead == 0 or ahead > _SEQ_HALF:
-            session.post(frame(messages.ack_dup(c)))
+            session.post_text(messages.ack_dup(c))
             return
         if ahead > _SEQ_AHEAD:
             self._err(session, c, intents.BAD_SEQ)
@@ -379,7 +391,7 @@ class MatchHost:
         m = self.match
         if kind == intents.LEAVE:
             seat.leave(c)
-            session.post(frame(messages.ack(c)))
+            session.post_text(messages.ack(c))
             self.detach(session)
             session.kill(_CLOSE_NORMAL, "left")
             return
@@ -389,7 +401,7 @@ class MatchHost:
                 return
             seat.applied(c)
             seat.ready(True)
-            session.post(frame(messages.ack(c)))
+            session.post_text(messages.ack(c))
             self._room()
             self._maybe_start()
             return
@@ -422,7 +434,7 @@ class MatchHost:
             if code == _OK:
                 # the seat's own count: the engine's command sequence would tell how many
                 # commands the opponent sent, refused ones included
-                session.post(frame(messages.ack_move(c, seat.accepted)))
+                session.post_text(messages.ack_move(c, seat.accepted))
             else:
                 self._err(session, c, rules.CODE_NAMES[code])
         finally:
@@ -478,7 +490,7 @@ class MatchHost:
         if self.chooser == seat.number:
             other = self.seats[3 - seat.number]
             self.chooser = other.number if other.token is not None else 0
-            self._send(_TO_ALL, self._rules())
+            self._post_rules(None)
         self.log("game: seat %d free" % seat.number)
         self._room()
 
@@ -517,7 +529,7 @@ class MatchHost:
         # the lobby's joins are over: the rules frame's room is the match's (a join during
         # the match makes it again), first of all (the match log's files and the messages of
         # the start may take its room)
-        self._rules_frame = self._rules_for = None
+        self._rules_msg = self._rules_data = self._rules_for = None
         s1.new_match()
         s2.new_match()
         for i in range(len(self.trail)):
@@ -586,18 +598,19 @@ class MatchHost:
             if to is None:
                 self._send(_TO_ALL, data)
             else:
-                to.post(data)
+                to.post_text(data)
 
-    def _send(self, mask, data):
-        if type(data) is str:
-            data = pieces(data)  # (the text itself: no copy of it)
+    def _send(self, mask, message, data=None):
+        """A message to an audience (a mask of _TO_* bits), framed once by the first session
+        and shared by the others (unless `data` is its frame already); returns the frame."""
         if mask & 1 and self.seats[1].session is not None:
-            self.seats[1].session.post(data)
+            data = self.seats[1].session.post_text(message, data)
         if mask & 2 and self.seats[2].session is not None:
-            self.seats[2].session.post(data)
+            data = self.seats[2].session.post_text(message, data)
         if mask & 4:
             for session in self.observers:
-                session.post(data)
+                data = session.post_text(message, data)
+        return data
 
     def _route_events(self):
         m = self.match

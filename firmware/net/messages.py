@@ -7,7 +7,7 @@ import json
 from game import rules, rulesets
 from game.compat import const
 from game.rulesets import RULESETS
-from net.frames import pieces, put_header
+from net.frames import put_header
 
 # game.rules' numbers, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py)
@@ -137,9 +137,9 @@ def rules_line(entry, nums):
 def room(host):
     """The public lobby line: names, presence and ready flags of both seats (net.seats.Seat),
     the ms left of an away player's grace period, the phase, the observers, the series score, the
-    ruleset's id. Returned framed in pieces of under ~80 bytes (net.frames.pieces: no text of
-    the message's size; the room message goes out whenever someone comes, goes or is ready,
-    when the heap is fullest and most fragmented)."""
+    ruleset's id. Returned as a tuple of pieces of under ~80 bytes, framed as they are
+    (net.frames.pieces: no text of the message's size; the room message goes out whenever
+    someone comes, goes or is ready, when the heap is fullest and most fragmented)."""
     texts = [
         '{"t":"room","mn":%d,"ph":"%s","p":['
         % (host.match_no, rules.PHASE_NAMES[host.match.phase])
@@ -166,7 +166,7 @@ def room(host):
         host.score[2],
         host.ruleset[rulesets.ID],
     )
-    return pieces(*texts)
+    return tuple(texts)
 
 
 def maze_buffers(cells):

@@ -7,7 +7,7 @@ from test_match_host import Clock, FakeSession, send
 
 from game import rulesets
 from net import messages
-from net.frames import frame
+from net.frames import framed
 from net.match_host import MatchHost
 from net.settings import Settings
 from net.views import ViewPublisher
@@ -115,8 +115,13 @@ class RawSession(FakeSession):
         self.raw.append(data)
 
     def rules_frames(self):
-        # (a frame in pieces, net.frames.pieces, is never a rules frame)
-        return [d for d in self.raw if type(d) is not list and b'"t":"rules"' in bytes(d)]
+        return [d for d in self.raw if b'"t":"rules"' in _bytes(d)]
+
+
+def _bytes(data):
+    if type(data) is list:  # a frame in pieces (net.frames.pieces)
+        return b"".join(bytes(piece) for piece in data)
+    return bytes(data)
 
 
 def raw_join(host, name, role="play"):
@@ -135,13 +140,13 @@ def test_the_rules_frame_is_made_once_and_again_only_when_it_changes():
     tv2 = raw_join(host, None, "watch")
     first = ann.rules_frames()[-1]
     assert all(s.rules_frames()[-1] is first for s in (bob, tv, tv2))
-    assert bytes(first) == bytes(frame(host._rules_text()))
-    said = bytes(first)
+    assert _bytes(first) == _bytes(framed(host._rules_text()))
+    said = _bytes(first)
     assert choose(host, ann, "sight")["t"] == "ack"
     second = tv.rules_frames()[-1]
-    assert second is not first and bytes(first) == said  # the old frame is not rewritten
+    assert second is not first and _bytes(first) == said  # the old frame is not rewritten
     assert all(s.rules_frames()[-1] is second for s in (ann, bob, tv2))
-    assert bytes(second) == bytes(frame(host._rules_text()))
+    assert _bytes(second) == _bytes(framed(host._rules_text()))
     assert tv.last("rules")["rs"]["id"] == "sight" and tv.last("rules")["by"] == 1
     assert raw_join(host, None, "watch").rules_frames()[-1] is second
     # the chooser leaves: the choice passes to seat 2, in a new frame
@@ -156,9 +161,9 @@ def test_the_rules_frame_is_made_once_and_again_only_when_it_changes():
     cid = raw_join(host, "cid")
     send(host, cid, '{"t":"ready","c":1}')
     send(host, bob, '{"t":"ready","c":3}')
-    assert host.match.phase != 0 and host._rules_frame is None
+    assert host.match.phase != 0 and host._rules_data is None
     late = raw_join(host, None, "watch")
-    assert bytes(late.rules_frames()[-1]) == bytes(frame(host._rules_text()))
+    assert _bytes(late.rules_frames()[-1]) == _bytes(framed(host._rules_text()))
     assert late.last("rules")["rs"]["id"] == "sight" and late.last("rules")["by"] == 2
 
 

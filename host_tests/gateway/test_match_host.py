@@ -8,6 +8,7 @@ from bots import DIRS, path
 from game import rules
 from net import intents, messages
 from net.compat import ticks_diff
+from net.frames import framed
 from net.match_host import NO_ROLE, OBSERVER, MatchHost
 from net.settings import Settings
 from net.views import ViewPublisher
@@ -34,6 +35,12 @@ class FakeSession:
         self.frames = []
         self.wakes = 0
         self.killed = None
+
+    def post_text(self, message, data=None):  # as net.gateway.Session frames it
+        if data is None:
+            data = framed(message)
+        self.post(data)
+        return data
 
     def post(self, data):
         if type(data) is list:  # a frame in pieces (net.frames.pieces)

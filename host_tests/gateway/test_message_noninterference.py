@@ -13,6 +13,7 @@ from property_budget import examples
 
 from game import rules
 from net import intents
+from net.frames import framed
 from net.match_host import MatchHost
 from net.settings import Settings
 from net.views import ViewPublisher
@@ -31,6 +32,12 @@ class Phone:
 
     def __init__(self):
         self.got = []
+
+    def post_text(self, message, data=None):  # as net.gateway.Session frames it
+        if data is None:
+            data = framed(message)
+        self.post(data)
+        return data
 
     def post(self, data):
         if type(data) is list:  # a frame in pieces (net.frames.pieces)
