@@ -190,7 +190,7 @@ IMAGE ?= build/image
 VFLASH ?= build/vflash
 FLASH_OFFSET = $(if $(filter esp32,$(CHIP)),0x1000,0x0)
 
-.PHONY: build deploy repl logs flash-erase flash-firmware vboard need-port need-esptool
+.PHONY: build deploy board-check repl logs flash-erase flash-firmware vboard need-port need-esptool
 
 need-port:
 	@test -n "$(PORT)" || { echo "error: PORT is not set: make $(MAKECMDGOALS) PORT=/dev/ttyUSB0 (see ls /dev/ttyUSB* /dev/ttyACM*)" >&2; exit 2; }
@@ -204,6 +204,13 @@ build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=
 
 deploy: need-port build ## copy changed files to the board, reset it: make deploy PORT=/dev/ttyUSB0
 	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume) $(if $(ROMFS),--romfs)
+
+# board-check: what the board's firmware has, its memory and flash, then the deployed image's
+# self-test on it (a bot match of MOVES moves in-process) and a verdict; changes nothing deployed
+# (docs/hardware.md, "Check a board first"). IMAGE: the image deployed (its names file).
+MOVES ?= 200
+board-check: need-port $(STAMP) ## check a board first: firmware, memory, flash, a self-test match, a verdict: PORT=... [MOVES=200]
+	$(PY) tools/board_check.py --port $(PORT) --image $(IMAGE) --moves $(MOVES) $(if $(RESUME),--resume)
 
 repl: need-port $(STAMP) ## MicroPython prompt on the board (Ctrl-C stops the game, Ctrl-] quits)
 	$(PY) -m mpremote connect $(PORT) $(if $(RESUME),resume) repl

@@ -183,9 +183,9 @@ def wire(step=_collect):
     for name in _LONG_LIVED:
         __import__(name)
         step(name)
-    from game.projector import WRITERS
     from microdot import Microdot
 
+    from game.projector import WRITERS
     from net import portal
     from net.captive_dns import CaptiveDns
     from net.journal import add_log_route
