@@ -167,7 +167,9 @@ fairness: $(STAMP) ## per ruleset: placement fairness over 1,000 seeds, vision s
 # MARCH   mpy-cross -march for build/deploy (xtensawin); default: portable bytecode
 # FROZEN  FROZEN=1: game/net/microdot are frozen into the firmware (manifest.py); ship the rest
 # ROMFS   ROMFS=1: build also writes build/image.romfs; deploy puts the code in the board's
-#         ROMFS partition (firmware with ROMFS, docs/hardware.md) and the rest on its filesystem
+#         ROMFS partition (firmware with ROMFS, docs/hardware.md) and the rest on its filesystem.
+#         Without it deploy picks by itself: ROMFS when the board's firmware has a partition the
+#         code fits in, else the filesystem (FILESYSTEM=1: always the filesystem)
 # READABLE READABLE=1: keep the source's names and line numbers in the image (tracebacks on a
 #         board read like the source; the image then needs more heap, docs/memory.md)
 # RESUME  RESUME=1: never reset the board (the virtual board, whose process would end)
@@ -181,6 +183,7 @@ BIN ?=
 MARCH ?=
 FROZEN ?=
 ROMFS ?=
+FILESYSTEM ?=
 READABLE ?=
 RESUME ?=
 BOOT ?=
@@ -202,8 +205,8 @@ need-esptool: $(STAMP)
 build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1, ROMFS=1, READABLE=1, SETTINGS=settings.json)
 	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen) $(if $(ROMFS),--romfs) $(if $(READABLE),--readable) $(if $(SETTINGS),--settings $(SETTINGS))
 
-deploy: need-port build ## copy changed files to the board, reset it: make deploy PORT=/dev/ttyUSB0
-	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume) $(if $(ROMFS),--romfs)
+deploy: need-port build ## copy changed files to the board (ROMFS when it has a partition), reset it: make deploy PORT=/dev/ttyUSB0
+	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume) $(if $(ROMFS),--romfs,$(if $(FILESYSTEM),,--auto))
 
 # board-check: what the board's firmware has, its memory and flash, then the deployed image's
 # self-test on it (a bot match of MOVES moves in-process) and a verdict; changes nothing deployed
