@@ -26,7 +26,7 @@ GOAL_FS_64 := $(shell python3 tools/hostenv.py goal-fs-64)
 # the 64-bit port only, and say so.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy check flaky lint fmt clean distclean bench fairness run mem soak replay \
+.PHONY: help venv test test-py test-upy check flaky lint fmt clean distclean bench fairness run mem soak replay log-flash \
 	card stress micropython32
 
 help: ## list the targets
@@ -134,6 +134,9 @@ mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mp
 	@# a figure, not a budget: the 64-bit filesystem image at its goal heap fits in some runs only
 	$(PY) tools/mem_budget.py --heap $(GOAL_FS_64) --binary $(UPY) --json build/mem-64-goal.json \
 		|| echo "mem: the 64-bit filesystem image did not fit $(GOAL_FS_64) this run (a figure: build/mem-64-goal.json)"
+
+log-flash: $(STAMP) ## the match log's flash cost on LittleFS: erases, bytes, per-move latency estimate, lifetime -> build/log-flash.json
+	$(PY) tools/log_flash_cost.py --json build/log-flash.json
 
 replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.mdl [JSON=1]
 	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/N.mdl" >&2; exit 2; }
