@@ -159,6 +159,51 @@ def machine_code(source):
 HOST_ONLY = ("game/ruleset_check.py",)
 
 
+# Modules with machine code (@micropython.viper) and the plain-Python twin the image gets of
+# each: the same source without its decorators, which game.projector imports when the machine
+# code cannot load on a board (docs/memory.md, "When the machine code cannot load").
+PLAIN_TWINS = {"game/writers.py": "game/pywriters.py"}
+
+
+def plain_python(source):
+    """The source of a module with machine code as plain Python for MicroPython's bytecode:
+    its @micropython.viper / .native decorators dropped, its top-level `try: import
+    micropython` (and the CPython stand-ins' import) replaced by an identity ptr8(), and its
+    KIND "python". The functions keep their bodies and annotations (MicroPython ignores
+    annotations in bytecode), so they write the same bytes."""
+    tree = ast.parse(source)
+
+    def is_machine(decorator):
+        return (
+            isinstance(decorator, ast.Attribute)
+            and isinstance(decorator.value, ast.Name)
+            and decorator.value.id == "micropython"
+            and decorator.attr in ("viper", "native")
+        )
+
+    def imports_micropython(node):
+        return any(
+            isinstance(n, ast.Import) and any(a.name == "micropython" for a in n.names)
+            for n in ast.walk(node)
+        )
+
+    body = []
+    for node in tree.body:
+        if isinstance(node, ast.Try) and imports_micropython(node):
+            body.extend(
+                ast.parse('KIND = "python"\n\n\ndef ptr8(buffer):\n    return buffer\n').body
+            )
+            continue
+        if isinstance(node, ast.FunctionDef):
+            node.decorator_list = [d for d in node.decorator_list if not is_machine(d)]
+        body.append(node)
+    tree.body = body
+    out = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    if machine_code(out) or "import micropython" in out:
+        raise BuildError("the plain-Python twin still has machine code or imports micropython")
+    return out
+
+
 def package_modules(firmware, package):
     """Every .py under firmware/<package>/ (subpackages included) but HOST_ONLY, sorted."""
     base = firmware / package
@@ -478,6 +523,9 @@ def board_sources(firmware=FIRMWARE, readable=False):
     for package in CODE_PACKAGES:
         for src in package_modules(firmware, package):
             sources[src.relative_to(firmware).as_posix()] = src.read_text()
+    for module, twin in PLAIN_TWINS.items():
+        if module in sources:
+            sources[twin] = plain_python(sources[module])
     try:
         trimmed = trim_microdot.trim(microdot_dir(), list(sources.values()))
     except trim_microdot.TrimError as err:
@@ -488,7 +536,9 @@ def board_sources(firmware=FIRMWARE, readable=False):
         return sources, []
     sources = direct_microdot_imports(sources)
     # net.wiring.wire keeps its name: the tools build a board with it (make mem --parts)
-    sources, renamed = minify.minify(sources, minify.hostboard_sources(), keep_names=("wire",))
+    sources, renamed = minify.minify(
+        sources, minify.hostboard_sources(), keep_names=("wire", "selftest")
+    )
     try:
         sources, modules = minify.short_modules(sources, FLAT_PACKAGES)
     except ValueError as err:

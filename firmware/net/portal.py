@@ -150,6 +150,7 @@ def add_status_route(app, board):
                 json.dumps(board.config.preset or game.host.ruleset[rulesets.PRESET]),
             )
         )
+        parts.append(',"writers":%s' % json.dumps(board.writers))
         parts.append(
             ',"uptime_ms":%d,"stations":%d,"dns_answered":%d,"dns_ignored":%d'
             % (

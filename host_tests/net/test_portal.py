@@ -198,6 +198,7 @@ def test_status_reports_memory_and_counters(host_board, host_heap):
     assert info["stations"] == 0
     assert info["uptime_ms"] >= 0
     assert info["dns_answered"] >= 1  # the fixture's readiness query
+    assert info["writers"] == "viper"  # the view writers' machine code loaded (game.projector)
 
 
 def _raw(port, data, end=True):
