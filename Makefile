@@ -115,7 +115,7 @@ run: $(STAMP) ## host a game on this laptop, flash in build/flash/ (LAN=1: phone
 	MICROPY_MICROPYTHON=$(CURDIR)/$(UPY) MAZE_HEAP=$(RUN_HEAP) MAZE_HTTP_PORT=$(HTTP_PORT) \
 		MAZE_BIND=$(if $(LAN),0.0.0.0,127.0.0.1) $(if $(FRESH),MAZE_FRESH=1) sh tools/run_host.sh
 
-card: $(STAMP) ## printable join card with the Wi-Fi and game QR codes -> build/card/ (SETTINGS=settings.json, SSID=...)
+card: $(STAMP) ## printable join card with the Wi-Fi and game QR codes -> build/card/ (SETTINGS=settings.json, default ./settings.json; SSID=...)
 	$(PY) tools/join_card.py $(if $(SETTINGS),--settings $(SETTINGS)) $(if $(SSID),--ssid "$(SSID)")
 
 bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size, latency -> build/bench.json
@@ -138,8 +138,8 @@ mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mp
 log-flash: $(STAMP) ## the match log's flash cost on LittleFS: erases, bytes, per-move latency estimate, lifetime -> build/log-flash.json
 	$(PY) tools/log_flash_cost.py --json build/log-flash.json
 
-replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.mdl [JSON=1]
-	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/N.mdl" >&2; exit 2; }
+replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.log [JSON=1]
+	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/maze-duel-17.log (the result's match log link, or build/flash/log/match-N.log)" >&2; exit 2; }
 	$(PY) tools/replay.py $(LOG) $(if $(JSON),--json)
 
 # The long soak (tools/soak.py, docs/performance.md "Soak"): SOAK_MINUTES of matches back to

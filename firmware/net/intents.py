@@ -101,12 +101,14 @@ def _seq(value):
 def _unprintable(code):
     """Code points a name never keeps: controls (C0, DEL, C1), lone surrogates (JSON escapes
     can make them; they are not valid UTF-8 to send on), invisible format and direction
-    controls, line separators, and the two noncharacters U+FFFE and U+FFFF."""
+    controls (but the zero-width joiner, which holds an emoji such as a family together),
+    line separators, and the two noncharacters U+FFFE and U+FFFF."""
     return (
         code < 32
         or 127 <= code < 160
         or 0xD800 <= code <= 0xDFFF
         or 0x200B <= code <= 0x200F
+        and code != 0x200D
         or 0x2028 <= code <= 0x202E
         or 0x2060 <= code <= 0x206F
         or code == 0xFEFF

@@ -151,6 +151,9 @@ def add_status_route(app, board):
             )
         )
         parts.append(',"writers":%s' % json.dumps(board.writers))
+        # the Wi-Fi's password, for the TV's join panel and its Wi-Fi QR code (whoever can ask
+        # is on the network already; the join card prints it too)
+        parts.append(',"password":%s' % json.dumps(board.config.password))
         parts.append(
             ',"uptime_ms":%d,"stations":%d,"dns_answered":%d,"dns_ignored":%d'
             % (

@@ -194,10 +194,17 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
     assert "microdot.helpers" not in modules  # trimmed: nothing the board runs uses it
     assert not [p for p in listed if p.startswith("lib/")]
     assert not [p for p in listed if "hostboard" in p or p.split("/")[-1] == "network.py"]
-    # the web files: the minified page, the help's text and the SHA-256 module it fetches when
-    # needed, and the game's QR code (no network name: no Wi-Fi one)
+    # the web files: the minified page, the help's text, the SHA-256 module and the TV's QR
+    # module it fetches when needed, and the game's QR code
     web = build_image.web_files()
-    assert sorted(web) == ["help.html", "index.html", "sha256.js", "url.svg"]
+    assert sorted(web) == [
+        "help.html",
+        "index.html",
+        "qr.js",
+        "refusals.js",
+        "sha256.js",
+        "url.svg",
+    ]
     for name, data in web.items():
         packed = image / "web" / (name + ".gz")
         assert gzip.decompress(packed.read_bytes()) == data

@@ -152,6 +152,8 @@ export function draw() {
       }
     }
   } else {
+    // toasts at the edge of the maze away from the player's own pawn
+    $("stage").classList.toggle("lo", (Math.floor(own.p / w) - oy) * 2 >= vh);
     if (own.opponent) {
       pawns.push([3 - game._seat, own.opponent.p, false, own.opponent.k]);
     }
