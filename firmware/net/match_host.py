@@ -259,6 +259,9 @@ class MatchHost:
                 return
             seat.take(intent.name)
             self.score[1] = self.score[2] = 0  # a new player: a new series
+            if self.match.phase == _FINISHED:
+                # a newcomer never sees (nor is named in) the last match's result
+                self._fresh()
             if not self.chooser:
                 self.chooser = seat.number
                 self._send(_TO_ALL, self._rules())
@@ -328,7 +331,11 @@ class MatchHost:
             self.match.phase == _WAITING
             or (
                 self.match.phase == _FINISHED
-                and (self.ruleset[rulesets.BEST_OF] == 1 or self.series_over())
+                and (
+                    self.ruleset[rulesets.BEST_OF] == 1
+                    or self.series_over()
+                    or self.seats[3 - role].token is None  # the series ended with its seat
+                )
             )
         ):
             # a match or a series runs: the choice is for before the next one
@@ -480,7 +487,25 @@ class MatchHost:
             self.chooser = other.number if other.token is not None else 0
             self._send(_TO_ALL, self._rules())
         self.log("game: seat %d free" % seat.number)
+        if m.phase == _FINISHED and self.seats[3 - seat.number].token is None:
+            self._fresh()  # its players are gone: the room waits afresh
         self._room()
+
+    def _fresh(self):
+        """A finished match whose players left, or whose freed seat a newcomer takes: the
+        room is a fresh waiting room (a new maze and match number, no result, nobody ready;
+        the series score is already zero)."""
+        if self._built is not self.ruleset:
+            self.match = self._new_match()
+            self.views.follow(self.match)
+        else:
+            self.match.reset(self._seed())
+        self.match_no += 1
+        self.seats[1].ready(False)
+        self.seats[2].ready(False)
+        gc.collect()  # the maze generation's temporaries
+        self.views.changed()
+        self.log("game: match %d waits" % self.match_no)
 
     def _abandon(self):
         """A resumed match whose players both stayed away for the whole grace period ends

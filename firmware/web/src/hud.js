@@ -138,7 +138,12 @@ export function hud() {
     overlay(over);
     $("ov").className = countdown !== "" ? "lite" : "";
   }
-  $("jn").textContent = watching ? "Join from your phone: " + origin : "";
+  // a free seat: the join code, large in the waiting room (over the maze), small beside it after
+  const free = watching && !(seats[0] && seats[1]);
+  hooks.qr = !watching ? "" : phase === "waiting" ? "big" : free ? "small" : "";
+  setHtml($("jn"), watching ? (free && phase !== "waiting"
+    ? "<img src='/url.svg' alt='QR code of the game address'>A seat is free: " : "Join from your phone: ") +
+    esc(origin) : "");
   const score = game._room?.sc;
   const series = score && seats[0] && seats[1] && score[0] + score[1]
     ? "Series: " + playerName(1) + " " + score[0] + " \u2013 " + score[1] + " " + playerName(2)
