@@ -27,7 +27,7 @@ from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import MAX_MESSAGE, frame, pieces
 from net.journal import Journal
-from net.seats import Seat
+from net.seats import Seat, ask_ready, ready_left, seat_for, time_out
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
@@ -68,6 +68,9 @@ class MatchHost:
     """Seats, observers and the one authoritative match. All methods are synchronous: the
     gateway calls them between awaits, so the match never changes under a half-done call."""
 
+    # the ms a seat has left to say ready, or -1 (net.seats.ready_left; the room line says it)
+    ready_left = ready_left
+
     def __init__(self, settings, views, log=print, ticks_ms=ticks_ms, ticks_diff=ticks_diff):
         self.log = log
         # MAX_MESSAGE bytes that a synchronous step may use between awaits: the gateway's
@@ -101,6 +104,9 @@ class MatchHost:
         self.max_observers = settings.max_observers
         self.chooser = 0  # the first seated player (of those seated now), who may choose
         self.idle_ms = settings.idle_timeout_ms
+        # a seated player facing an opponent in the waiting room must say ready this soon (0: no
+        # limit), or the seat is free for someone else: nobody holds the room
+        self.ready_ms = getattr(settings, "ready_timeout_ms", 0)
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
@@ -249,11 +255,10 @@ class MatchHost:
             session.post(self._rules())
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
-            seat = None
-            for number in (1, 2):
-                if self.seats[number].token is None:
-                    seat = self.seats[number]
-                    break
+            seat = seat_for(self.seats, session.addr)
+            if seat is False:
+                self._err(session, -1, intents.ONE_SEAT)  # one device, one seat
+                return
             if seat is None:
                 self._refuse_full(session)
                 return
@@ -266,6 +271,7 @@ class MatchHost:
                 self.chooser = seat.number
                 self._send(_TO_ALL, self._rules())
             self._bind(session, seat)
+            ask_ready(self.seats, self.ticks_ms())  # (each player's time to say ready starts)
             session.post(frame(messages.welcome_player(self, seat, False)))
             session.post(self._rules())
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
@@ -352,6 +358,7 @@ class MatchHost:
         # both confirm again: what they said ready to was another game
         self.seats[1].ready(False)
         self.seats[2].ready(False)
+        ask_ready(self.seats, self.ticks_ms())
         if self.match.phase == _WAITING:
             self.match = self._new_match()
             self.views.follow(self.match)
@@ -366,7 +373,7 @@ class MatchHost:
         session.kill(_CLOSE_ROOM_FULL, "room full")
 
     def _bind(self, session, seat, name=None):
-        seat.bind(session, name)
+        seat.bind(session, name, session.addr)
         self.views.attach(session, seat.number)
 
     def _command(self, session, seat, intent):
@@ -459,6 +466,9 @@ class MatchHost:
             before = m.state_seq
             m.advance(self.now_ms())  # ends the countdown and the finish window on time
             self._after(before)
+        for number in (1, 2):
+            if ready_left(self, self.seats[number]) == 0:
+                time_out(self, self.seats[number])
         now = self.ticks_ms()
         for number in (1, 2):
             seat = self.seats[number]

@@ -8,6 +8,16 @@ from browser_ui import IPHONE, PIXEL
 pytestmark = [pytest.mark.browser, pytest.mark.upy, pytest.mark.slow]
 
 
+BIG = "!!document.querySelector('#ov .qr img')"  # the waiting room's join codes, over the maze
+SMALL = "!!document.querySelector('#jn img')"  # the join code beside the match
+
+
+def qr(tv):
+    """Which join code the TV shows: "big", "small" or ""."""
+    big, small = tv.page.evaluate("[%s, %s]" % (BIG, SMALL))
+    return "big" if big else "small" if small else ""
+
+
 def leave(phone):
     phone.page.on("dialog", lambda dialog: dialog.accept())
     phone.tap("#bLeave")
@@ -21,7 +31,7 @@ def test_two_new_people_after_a_finished_match_see_a_fresh_waiting_room(browser,
         tv = browser.tv(host.url)
         phones.append(tv)
         tv.join(role="watch")
-        tv.wait_attr("qr", "big")
+        tv.wait_js(BIG)
         ann = browser.phone(host.url, PIXEL)
         bob = browser.phone(host.url, IPHONE)
         phones += [ann, bob]
@@ -30,19 +40,19 @@ def test_two_new_people_after_a_finished_match_see_a_fresh_waiting_room(browser,
         ann.ready()
         bob.ready()
         ann.wait_attr("phase", "countdown")
-        tv.wait_attr("qr", "")  # both seats taken: no join code during the match
+        tv.wait_attr("phase", "countdown")
+        assert qr(tv) == ""  # both seats taken: no join code during the match
         # Bob gives up: Ann wins; the TV shows the result and, a seat being free, a small code
         leave(bob)
         ann.wait_attr("result", "Bob gave up: you win!")
         tv.wait_attr("phase", "finished")
-        tv.wait_attr("qr", "small")
-        assert tv.page.locator("#jn img").is_visible()
-        assert "A seat is free" in tv.text("#jn")
+        tv.wait_js(SMALL)
+        assert qr(tv) == "small" and tv.page.locator("#jn img").is_visible()
         # Ann leaves too: the room is a fresh waiting room, its join code large again
         leave(ann)
         tv.wait_attr("phase", "waiting")
-        tv.wait_attr("qr", "big")
-        assert tv.attr("result") == ""
+        tv.wait_js(BIG)
+        assert qr(tv) == "big" and tv.attr("result") == ""
         assert tv.page.locator("#ov .qr img").first.is_visible()
         assert "moves" not in tv.text("#cards")
         # Two new people: a waiting room, a Ready button, no result of anyone's
@@ -61,7 +71,12 @@ def test_two_new_people_after_a_finished_match_see_a_fresh_waiting_room(browser,
             for stale in ("win", "Finished", "Rematch", "gave up", "forfeit", "Ann", "Bob"):
                 assert stale not in text, (stale, text)
         tv.wait_js("document.getElementById('c2').textContent.includes('Dee')")
-        assert "moves" not in tv.text("#cards") and tv.attr("qr") == "big"
+        assert "moves" not in tv.text("#cards") and qr(tv) == "big"
+        # each has a minute to tap Ready, counted down where both (and the TV) see it
+        tv.wait_js("/Cid.*not ready \\(\\d+ s\\)/.test(document.getElementById('ov').textContent)")
+        cid.wait_js(
+            "/Dee.*not ready \\(\\d+ s\\)/.test(document.getElementById('ov').textContent)"
+        )
         for name in ("Ann", "Bob"):
             assert name not in tv.text("#cards")
         # and they play their own match from its start

@@ -30,6 +30,8 @@ class Clock:
 
 
 class FakeSession:
+    addr = None  # (net.gateway.Session's: the client's source address)
+
     def __init__(self):
         self.frames = []
         self.wakes = 0

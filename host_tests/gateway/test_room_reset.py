@@ -135,3 +135,117 @@ def test_a_player_s_own_resume_after_the_end_still_gets_the_end():
     send(host, back, '{"t":"join","role":"play","token":"%s"}' % token)
     assert "maze" in [f["t"] for f in back.frames]
     assert host.match.phase == rules.FINISHED
+
+
+# ---- nobody holds the room ------------------------------------------------------------------
+
+
+def test_a_player_who_does_not_say_ready_in_time_loses_the_seat():
+    host, clock = host_with(ready_timeout_ms=60000)
+    ann = join(host, "ann")
+    clock.wait(90000)  # alone: nobody waits for Ann, no deadline runs
+    host.tick()
+    assert host.seats[1].token is not None and "rl" not in ann.last("room")["p"][0]
+    bob = join(host, "bob")  # an opponent: both have 60 s to say ready, shown in the room line
+    room = bob.last("room")
+    assert [p["rl"] for p in room["p"]] == [60000, 60000]
+    clock.wait(20000)
+    send(host, bob, '{"t":"ready","c":1}')
+    room = ann.last("room")
+    assert room["p"][0]["rl"] == 40000 and "rl" not in room["p"][1]
+    clock.wait(39999)
+    host.tick()
+    assert ann.killed is None and host.seats[1].token is not None
+    clock.wait(1)
+    host.tick()
+    # Ann's seat is free: she is told why (a coded error), her socket is closed
+    assert ann.last("err") == {"t": "err", "code": "READY_TIMEOUT"}
+    assert ann.killed == (1000, "ready timeout")
+    assert host.seats[1].token is None and host.seats[2].token is not None
+    room = bob.last("room")
+    assert room["p"][0] is None and "rl" not in room["p"][1]
+    # the next person takes the seat and the match can start
+    cid = join(host, "cid")
+    assert cid.last("welcome")["seat"] == 1
+    send(host, cid, '{"t":"ready","c":1}')
+    assert host.match.phase == rules.ACTIVE
+
+
+def test_the_ready_deadline_is_off_at_0_and_never_runs_during_a_match():
+    host, clock = host_with(ready_timeout_ms=0)
+    ann = join(host, "ann")
+    join(host, "bob")
+    clock.wait(10**6)
+    host.tick()
+    assert ann.killed is None and "rl" not in ann.last("room")["p"][0]
+    host, clock = host_with(ready_timeout_ms=1000)
+    ann = join(host, "ann")
+    bob = join(host, "bob")
+    send(host, ann, '{"t":"ready","c":1}')
+    send(host, bob, '{"t":"ready","c":1}')
+    clock.wait(5000)
+    host.tick()
+    assert ann.killed is None and bob.killed is None
+
+
+def test_a_new_ruleset_gives_both_players_the_whole_time_again():
+    host, clock = host_with(ready_timeout_ms=10000, ruleset=None)
+    ann = join(host, "ann")
+    bob = join(host, "bob")
+    clock.wait(9000)
+    assert choose(host, ann, "quick")["t"] == "ack"
+    clock.wait(9000)
+    host.tick()
+    assert ann.killed is None and bob.killed is None
+    assert bob.last("room")["p"][0]["rl"] == 10000  # (the room line the choice sent)
+
+
+class Device(FakeSession):
+    def __init__(self, addr):
+        super().__init__()
+        self.addr = addr
+
+
+def test_one_device_holds_at_most_one_seat():
+    host, clock = host_with()
+    phone = Device("192.168.4.2")
+    send(host, phone, '{"t":"join","role":"play","name":"ann"}')
+    again = Device("192.168.4.2")  # a second join play from the same phone: refused, coded
+    assert send(host, again, '{"t":"join","role":"play","name":"ann2"}') == {
+        "t": "err",
+        "code": "ONE_SEAT",
+    }
+    assert host.seats[2].token is None and again.killed is None
+    # the same phone may watch; another phone takes the seat
+    assert send(host, again, '{"t":"join","role":"watch"}')["t"] == "room"
+    bob = Device("192.168.4.3")
+    send(host, bob, '{"t":"join","role":"play","name":"bob"}')
+    assert bob.last("welcome")["seat"] == 2
+    # raw sockaddr bytes (the unix port's accept) count the same way
+    host, clock = host_with()
+    send(host, Device(b"\xc0\xa8\x04\x02"), '{"t":"join","role":"play"}')
+    assert (
+        send(host, Device(b"\xc0\xa8\x04\x02"), '{"t":"join","role":"play"}')["code"] == "ONE_SEAT"
+    )
+
+
+def test_the_machine_the_host_board_runs_on_is_no_one_device():
+    # make run and the tests: every client comes from 127.0.0.1
+    for addr in ("127.0.0.1", b"\x7f\x00\x00\x01"):
+        host, clock = host_with()
+        send(host, Device(addr), '{"t":"join","role":"play"}')
+        assert send(host, Device(addr), '{"t":"join","role":"play"}')["t"] == "room"
+        assert host.seats[2].token is not None
+
+
+def test_a_resume_keeps_its_seat_whatever_the_address():
+    host, clock = host_with()
+    phone = Device("192.168.4.2")
+    send(host, phone, '{"t":"join","role":"play","name":"ann"}')
+    token = phone.last("welcome")["token"]
+    host.detach(phone)
+    back = Device("192.168.4.9")  # (a new address after the phone rejoined the Wi-Fi)
+    send(host, back, '{"t":"join","role":"play","token":"%s"}' % token)
+    assert back.last("welcome")["resumed"] is True
+    assert send(host, Device("192.168.4.9"), '{"t":"join","role":"play"}')["code"] == "ONE_SEAT"
+    assert send(host, Device("192.168.4.2"), '{"t":"join","role":"play"}')["t"] == "room"

@@ -38,8 +38,10 @@ async def newcomers_see_a_fresh_room(url, tv, finished_no):
         people.append(person)
     cid, dee = people
     for person in people:
-        await person.until(lambda p=person: p.rooms and len(p.rooms[-1]["p"]) == 2 and all(
-            p.rooms[-1]["p"]), what="both seats in the room line")
+        await person.until(
+            lambda p=person: p.rooms and len(p.rooms[-1]["p"]) == 2 and all(p.rooms[-1]["p"]),
+            what="both seats in the room line",
+        )
         room = person.rooms[-1]
         assert room["ph"] == "waiting" and room["sc"] == [0, 0]
         assert [s["name"] for s in room["p"]] == ["Cid", "Dee"]
@@ -98,5 +100,45 @@ def test_a_newcomer_in_a_freed_seat_mid_result_gets_a_fresh_room(game_board):
         assert not [e for e in cid.events if e["e"] == "result"]
         await both_ready(ann, cid)
         await close_all(ann, bob, tv, cid)
+
+    run(scenario())
+
+
+# ---- nobody holds the room ------------------------------------------------------------------
+
+
+async def from_address(url, name, source):
+    client = GameClient(url, name)
+    client.source = source  # a device of its own (127.0.0.1 is the host machine: no device)
+    return await client.connect()
+
+
+def test_one_device_holds_one_seat_and_the_seat_not_said_ready_is_freed(board_factory):
+    board = board_factory(ready_timeout_ms=1500)
+
+    async def scenario():
+        url = board.ws_url
+        phone = await from_address(url, "phone", "127.0.0.2")
+        await phone.join(name="Hog")
+        # the same phone's second `join play`: refused with a code, no second seat
+        again = await from_address(url, "again", "127.0.0.2")
+        assert await again.join(name="Hog2", expect="err") == {"t": "err", "code": "ONE_SEAT"}
+        bob = await from_address(url, "bob", "127.0.0.3")
+        assert (await bob.join(name="Bob"))["seat"] == 2
+        await bob.until(
+            lambda: bob.rooms and bob.rooms[-1]["p"][0] and "rl" in bob.rooms[-1]["p"][0]
+        )
+        assert 0 < bob.rooms[-1]["p"][0]["rl"] <= 1500
+        assert (await bob.intent("ready"))["t"] == "ack"
+        # the phone never says ready: its seat is freed when its time is out
+        assert await phone.until_closed(10) == 1000
+        assert phone.close_reason == "ready timeout"
+        assert {"t": "err", "code": "READY_TIMEOUT"} in phone.errors
+        await bob.until(lambda: bob.rooms[-1]["p"][0] is None, what="the freed seat")
+        cid = await from_address(url, "cid", "127.0.0.4")
+        assert (await cid.join(name="Cid"))["seat"] == 1
+        assert (await cid.intent("ready"))["t"] == "ack"
+        await cid.event("phase", ph="countdown")
+        await close_all(again, bob, cid)
 
     run(scenario())

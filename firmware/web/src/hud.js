@@ -40,7 +40,8 @@ export function tick() {
   }
   ui._tickTimer = setInterval(() => {
     const view = game._view;
-    if (view && (view.ph === "countdown" || view.ph === "active" || game._away[1] || game._away[2])) {
+    if (view && (view.ph === "countdown" || view.ph === "active" || game._away[1] || game._away[2] ||
+      game._room?.p.some((p) => p?.by))) {
       hud();
     } else {
       clearInterval(ui._tickTimer);
@@ -139,11 +140,9 @@ export function hud() {
     $("ov").className = countdown !== "" ? "lite" : "";
   }
   // a free seat: the join code, large in the waiting room (over the maze), small beside it after
-  const free = watching && !(seats[0] && seats[1]);
-  hooks.qr = !watching ? "" : phase === "waiting" ? "big" : free ? "small" : "";
-  setHtml($("jn"), watching ? (free && phase !== "waiting"
-    ? "<img src='/url.svg' alt='QR code of the game address'>A seat is free: " : "Join from your phone: ") +
-    esc(origin) : "");
+  setHtml($("jn"), watching ? (phase !== "waiting" && !(seats[0] && seats[1])
+    ? "<img src='/url.svg' alt='QR code of the game address'>" : "") +
+    "Join from your phone: " + esc(origin) : "");
   const score = game._room?.sc;
   const series = score && seats[0] && seats[1] && score[0] + score[1]
     ? "Series: " + playerName(1) + " " + score[0] + " \u2013 " + score[1] + " " + playerName(2)
@@ -203,7 +202,8 @@ function lobbyHtml(rules, cannotChoose) {
 function seatLineHtml(n, player, isReady) {
   const who = player
     ? esc(playerName(n)) + (n === game._seat ? " (you)" : "") + (player.on ? "" : " \u2013 away") +
-      (isReady ? " \u2013 <b>\u2713 ready</b>" : " \u2013 not ready")
+      (isReady ? " \u2013 <b>\u2713 ready</b>" : " \u2013 not ready" + // (and the seconds left to be)
+        (player.by ? " (" + Math.max(0, Math.ceil((player.by - now()) / 1000)) + " s)" : ""))
     : "<span class='dim'>free seat</span>";
   return "<li>" + mark(n) + n + "</span> " + who + "</li>";
 }
