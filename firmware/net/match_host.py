@@ -68,9 +68,6 @@ class MatchHost:
     """Seats, observers and the one authoritative match. All methods are synchronous: the
     gateway calls them between awaits, so the match never changes under a half-done call."""
 
-    # the ms a seat has left to say ready, or -1 (net.seats.ready_left; the room line says it)
-    ready_left = ready_left
-
     def __init__(self, settings, views, log=print, ticks_ms=ticks_ms, ticks_diff=ticks_diff):
         self.log = log
         # MAX_MESSAGE bytes that a synchronous step may use between awaits: the gateway's
@@ -107,6 +104,7 @@ class MatchHost:
         # a seated player facing an opponent in the waiting room must say ready this soon (0: no
         # limit), or the seat is free for someone else: nobody holds the room
         self.ready_ms = getattr(settings, "ready_timeout_ms", 0)
+        self.ready_left = ready_left  # (net.seats': the room line's rl, ready_left(host, seat))
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
