@@ -253,7 +253,7 @@ class MatchHost:
             session.post(self._rules())
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
-            seat = seat_for(self.seats, session.addr)
+            seat = seat_for(self.seats, getattr(session, "addr", None))
             if seat is False:
                 self._err(session, -1, intents.ONE_SEAT)  # one device, one seat
                 return
@@ -371,7 +371,7 @@ class MatchHost:
         session.kill(_CLOSE_ROOM_FULL, "room full")
 
     def _bind(self, session, seat, name=None):
-        seat.bind(session, name, session.addr)
+        seat.bind(session, name, getattr(session, "addr", None))
         self.views.attach(session, seat.number)
 
     def _command(self, session, seat, intent):
