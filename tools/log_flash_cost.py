@@ -42,6 +42,7 @@ FEEL_MS = 30  # more than this on one move, a player would feel it
 _UPY = """
 import sys, vfs
 from net import intents
+from net.frames import framed
 from net.match_host import MatchHost
 from net.resume import resume
 from net.settings import Settings
@@ -77,6 +78,9 @@ class Phone:
     last = b""
     def post(self, data):
         self.last = data
+    def post_text(self, message, data=None):
+        self.last = framed(message) if data is None else data
+        return self.last
     def wake(self):
         pass
     def kill(self, code, reason):

@@ -55,6 +55,8 @@ RATE_LIMITED = "RATE_LIMITED"  # over the inbound rate limit: not applied (repea
 RULES_FIXED = "RULES_FIXED"  # a `rules` intent on a board whose settings fix the ruleset
 NOT_CHOOSER = "NOT_CHOOSER"  # a `rules` intent from the seat that does not choose
 RESTART_PAUSE = "RESTART_PAUSE"  # a move in a resumed match before both players are back
+ONE_SEAT = "ONE_SEAT"  # a `join play` from a device (an address) that holds the other seat
+READY_TIMEOUT = "READY_TIMEOUT"  # the seat was not said ready in time: it is free (then close)
 
 # Intent names -> kinds. A tuple of pairs, never a dict (no reliance on dict order).
 INTENTS = (

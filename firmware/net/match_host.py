@@ -29,7 +29,7 @@ from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import MAX_MESSAGE
 from net.journal import Journal
-from net.seats import Seat
+from net.seats import Seat, ask_ready, ready_left, seat_for, time_out
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
@@ -103,6 +103,10 @@ class MatchHost:
         self.max_observers = settings.max_observers
         self.chooser = 0  # the first seated player (of those seated now), who may choose
         self.idle_ms = settings.idle_timeout_ms
+        # a seated player facing an opponent in the waiting room must say ready this soon (0: no
+        # limit), or the seat is free for someone else: nobody holds the room
+        self.ready_ms = getattr(settings, "ready_timeout_ms", 0)
+        self.ready_left = ready_left  # (net.seats': the room line's rl, ready_left(host, seat))
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
@@ -252,20 +256,23 @@ class MatchHost:
             self._post_rules(session)
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
-            seat = None
-            for number in (1, 2):
-                if self.seats[number].token is None:
-                    seat = self.seats[number]
-                    break
+            seat = seat_for(self.seats, getattr(session, "addr", None))
+            if seat is False:
+                self._err(session, -1, intents.ONE_SEAT)  # one device, one seat
+                return
             if seat is None:
                 self._refuse_full(session)
                 return
             seat.take(intent.name)
             self.score[1] = self.score[2] = 0  # a new player: a new series
+            if self.match.phase == _FINISHED:
+                # a newcomer never sees (nor is named in) the last match's result
+                self._fresh()
             if not self.chooser:
                 self.chooser = seat.number
                 self._post_rules(None)
             self._bind(session, seat)
+            ask_ready(self.seats, self.ticks_ms())  # (each player's time to say ready starts)
             session.post_text(messages.welcome_player(self, seat, False))
             self._post_rules(session)
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
@@ -340,7 +347,11 @@ class MatchHost:
             self.match.phase == _WAITING
             or (
                 self.match.phase == _FINISHED
-                and (self.ruleset[rulesets.BEST_OF] == 1 or self.series_over())
+                and (
+                    self.ruleset[rulesets.BEST_OF] == 1
+                    or self.series_over()
+                    or self.seats[3 - role].token is None  # the series ended with its seat
+                )
             )
         ):
             # a match or a series runs: the choice is for before the next one
@@ -357,6 +368,7 @@ class MatchHost:
         # both confirm again: what they said ready to was another game
         self.seats[1].ready(False)
         self.seats[2].ready(False)
+        ask_ready(self.seats, self.ticks_ms())
         if self.match.phase == _WAITING:
             self.match = self._new_match()
             self.views.follow(self.match)
@@ -371,7 +383,7 @@ class MatchHost:
         session.kill(_CLOSE_ROOM_FULL, "room full")
 
     def _bind(self, session, seat, name=None):
-        seat.bind(session, name)
+        seat.bind(session, name, getattr(session, "addr", None))
         self.views.attach(session, seat.number)
 
     def _command(self, session, seat, intent):
@@ -464,6 +476,9 @@ class MatchHost:
             before = m.state_seq
             m.advance(self.now_ms())  # ends the countdown and the finish window on time
             self._after(before)
+        for number in (1, 2):
+            if ready_left(self, self.seats[number]) == 0:
+                time_out(self, self.seats[number])
         now = self.ticks_ms()
         for number in (1, 2):
             seat = self.seats[number]
@@ -492,7 +507,25 @@ class MatchHost:
             self.chooser = other.number if other.token is not None else 0
             self._post_rules(None)
         self.log("game: seat %d free" % seat.number)
+        if m.phase == _FINISHED and self.seats[3 - seat.number].token is None:
+            self._fresh()  # its players are gone: the room waits afresh
         self._room()
+
+    def _fresh(self):
+        """A finished match whose players left, or whose freed seat a newcomer takes: the
+        room is a fresh waiting room (a new maze and match number, no result, nobody ready;
+        the series score is already zero)."""
+        if self._built is not self.ruleset:
+            self.match = self._new_match()
+            self.views.follow(self.match)
+        else:
+            self.match.reset(self._seed())
+        self.match_no += 1
+        self.seats[1].ready(False)
+        self.seats[2].ready(False)
+        gc.collect()  # the maze generation's temporaries
+        self.views.changed()
+        self.log("game: match %d waits" % self.match_no)
 
     def _abandon(self):
         """A resumed match whose players both stayed away for the whole grace period ends

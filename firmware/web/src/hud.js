@@ -41,7 +41,8 @@ export function tick() {
   }
   ui._tickTimer = setInterval(() => {
     const view = game._view;
-    if (view && (view.ph === "countdown" || view.ph === "active" || game._away[1] || game._away[2])) {
+    if (view && (view.ph === "countdown" || view.ph === "active" || game._away[1] || game._away[2] ||
+      game._room?.p.some((p) => p?.by))) {
       hud();
     } else {
       clearInterval(ui._tickTimer);
@@ -154,7 +155,10 @@ export function hud() {
     overlay(over);
     $("ov").className = countdown !== "" ? "lite" : "";
   }
-  $("jn").textContent = watching ? "Join from your phone: " + origin : "";
+  // a free seat: the join code, large in the waiting room (over the maze), small beside it after
+  setHtml($("jn"), watching ? (phase !== "waiting" && !(seats[0] && seats[1])
+    ? "<img src='/url.svg' alt='QR code of the game address'>" : "") +
+    "Join from your phone: " + esc(origin) : "");
   const series = seriesHtml(phase, bestOf);
   if (watching) {
     const headline = countdown === "" ? "" : countdown === "GO!" ? countdown : "Starting in " + countdown;
@@ -213,7 +217,8 @@ function lobbyHtml(rules, cannotChoose) {
 function seatLineHtml(n, player, isReady) {
   const who = player
     ? nameHtml(n) + (n === game._seat ? " (you)" : "") + (player.on ? "" : " \u2013 away") +
-      (isReady ? " \u2013 <b>\u2713 ready</b>" : " \u2013 not ready")
+      (isReady ? " \u2013 <b>\u2713 ready</b>" : " \u2013 not ready" + // (and the seconds left to be)
+        (player.by ? " (" + Math.max(0, Math.ceil((player.by - now()) / 1000)) + " s)" : ""))
     : "<span class='dim'>free seat</span>";
   return "<li>" + mark(n) + n + "</span> " + who + "</li>";
 }

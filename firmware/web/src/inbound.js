@@ -148,6 +148,9 @@ function onRoom(m) {
       game._names[i + 1] = p.name;
     }
     game._away[i + 1] = p && !p.on && p.left >= 0 ? now() + p.left : 0;
+    if (p?.rl >= 0) {
+      p.by = now() + p.rl; // when its time to tap Ready ends (the seat is then freed)
+    }
   });
   tick();
   draw();
@@ -204,7 +207,9 @@ function onErr(m) {
   } else if (code === "ROOM_FULL") {
     quit(session.role === "watch"
       ? "All spectator places are taken. Try again later."
-      : "Both seats are taken (a player who drops out keeps the seat for a while). You can watch instead.");
+      : "Both seats are taken. You can watch instead.");
+  } else if (code === "READY_TIMEOUT" || code === "ONE_SEAT") {
+    quit(WHY[code]);
   } else if (code === "NOT_JOINED") {
     rejoin();
   } else {
