@@ -55,6 +55,8 @@ RATE_LIMITED = "RATE_LIMITED"  # over the inbound rate limit: not applied (repea
 RULES_FIXED = "RULES_FIXED"  # a `rules` intent on a board whose settings fix the ruleset
 NOT_CHOOSER = "NOT_CHOOSER"  # a `rules` intent from the seat that does not choose
 RESTART_PAUSE = "RESTART_PAUSE"  # a move in a resumed match before both players are back
+LOG_FAILED = "LOG_FAILED"  # the match log's write failed (flash full or failing): not applied
+LOG_FULL = "LOG_FULL"  # no room on flash for a whole match's log: the match does not start
 
 # Intent names -> kinds. A tuple of pairs, never a dict (no reliance on dict order).
 INTENTS = (

@@ -61,6 +61,7 @@ DEFAULTS = (
     ("idle_timeout_ms", 20000),
     ("watchdog_ms", 0),  # off unless set (docs/hardware.md)
     ("log_keep", 8),  # match logs kept on flash (docs/log.md)
+    ("max_moves", 2000),  # a match's length limit: then a draw (docs/log.md)
 )
 
 
