@@ -362,14 +362,19 @@ def reopen(journal, n, head, count, seq, files):
 
 def add_log_route(app, journal):
     """GET /log?n=N: match N's log, once the match has ended (the log of the match in progress
-    is never served: its header holds the secret seed). Run once by the wiring, which then
+    is never served: its header holds the secret seed); n=N.bad: the log kept aside as
+    match-N.bad (docs/log.md). Run once by the wiring, which then
     deletes this function (net/wiring.py, drop_boot_code): the handler lives on."""
     from microdot import Response
 
     def logs(request):
         q = request.query_string  # n=N (the board's Microdot does not parse query strings)
         n = q[2:] if q[:2] == "n=" else ""
-        name = log_path(journal.path, n)
+        kind = "log"
+        if n[-4:] == ".bad":
+            n = n[:-4]
+            kind = "bad"
+        name = log_path(journal.path, n, kind)
         try:
             size = os.stat(name)[6]
         except OSError:
