@@ -35,7 +35,6 @@ from game.compat import const
 from game.matchlog import ENTRY_SIZE, HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
 from game.rules import CMD_MOVE, FINISHED, WAITING
 from net.frames import pieces
-from net.intents import LOG_FAILED, LOG_FULL
 
 _MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
 _DROP = const(2)
@@ -80,14 +79,6 @@ class Journal:
         # no command is acknowledged, until the board restarts; None while all is well
         self.failed = None
         self.short = None  # why the last match could not start (no room for its log)
-
-    @staticmethod
-    def why(exc):
-        """What a failed log write says to players, the TV and /status (no quotes in it)."""
-        code = getattr(exc, "errno", None)
-        if code == _ENOSPC:
-            return "the board's storage is full"
-        return "the board's storage failed (%s)" % (code or type(exc).__name__)
 
     @staticmethod
     def remove(name):
@@ -198,33 +189,29 @@ class Journal:
         """Before a match starts: None when the log folder has room for a whole match's log
         (host.max_moves commands and the entries around them) twice over (the log, and a
         resume's rewrite beside it), the oldest log beyond the number kept deleted first;
-        else LOG_FULL (the match does not start; self.short says why)."""
+        else why not (self.short): the match does not start (LOG_FULL)."""
         self.short = None
         if self.path is None:
             return None
-        Journal.remove(log_path(self.path, self.number + 1 - self.size))
-        Journal.remove(log_path(self.path, self.number + 1 - self.size, "bad"))
-        need = HEADER_SIZE + ENTRY_SIZE * (host.max_moves + _SPARE)
+        k = self.number + 1 - self.size
+        Journal.remove(log_path(self.path, k))
+        Journal.remove(log_path(self.path, k, "bad"))
         try:
             s = os.statvfs(self.path)
-            block = s[1] or s[0]
             # two logs of whole blocks, and two blocks for the tail and LittleFS's copies
-            if s[4] >= 2 * ((need + block - 1) // block) + 2:
+            k = (HEADER_SIZE + ENTRY_SIZE * (host.max_moves + _SPARE)) // s[1] + 1
+            if s[4] >= 2 * k + 2:
                 return None
-            self.short = "the board's storage is full: %d bytes free, a match's log needs %d" % (
-                s[4] * block,
-                2 * need,
-            )
-        except OSError as exc:
-            self.short = Journal.why(exc)
-        self.log("log: match does not start: " + self.short)
-        return LOG_FULL
+        except OSError:
+            pass
+        self.short = "the board's storage is full"
+        return self.short
 
     def push(self, m, seat, intent):
         """An accepted move or drop (seat's intent, before its last_c moves on): on flash
         before its ack is posted. intent None: seat forfeited; seat None too: the match reached
-        its length limit (a draw). Returns None once on flash, else LOG_FAILED: then nothing
-        may be acknowledged (the match stops, net.match_host._halt)."""
+        its length limit (a draw). Returns None once on flash, else why not: then nothing
+        may be acknowledged (LOG_FAILED) (the match stops, net.match_host._halt)."""
         self.seq = m.state_seq
         if seat is None:
             self._emit(_LIMIT, 0, 0, 0, m.now)
@@ -234,7 +221,7 @@ class Journal:
             step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
             kind = _MOVE if m.done_kind == CMD_MOVE else _DROP
             self._emit(kind, seat.number, intent.direction, step, m.now)
-        return None if self.failed is None else LOG_FAILED
+        return self.failed
 
     def changed(self, host):
         """After an engine call, before its events go out: a change nothing logged explains
@@ -330,7 +317,9 @@ class Journal:
         # a full flash, a failed write, or no heap for the file's objects: nothing more is
         # acknowledged (push() says LOG_FAILED), the match stops where its log does
         gc.collect()
-        self.failed = Journal.why(exc)
+        self.failed = "the board's storage failed (%r)" % (exc,)
+        if getattr(exc, "errno", 0) == _ENOSPC:
+            self.failed = "the board's storage is full"
         self.log("log: match log %d failed: %s" % (self.number, self.failed))
         self._close()
         self.used = 0
@@ -346,7 +335,7 @@ def use(journal, folder, number):
     journal.number = number
 
 
-def reopen(journal, n, head, count, seq, files):
+def reopen(journal, n, head, count, seq, handles):
     """Log n (its header head, count entries, the match at state sequence seq) goes on, in
     files (the log and its tail, open: net.resume made them): the match it logs resumes."""
     journal.seed = head.seed
@@ -357,7 +346,7 @@ def reopen(journal, n, head, count, seq, files):
     journal.index = count
     journal.pending = 0
     journal.seq = seq
-    journal.main, journal.stream = files
+    journal.main, journal.stream = handles
 
 
 def add_log_route(app, journal):

@@ -542,7 +542,7 @@ class MatchHost:
         if short:
             s1.ready(False)
             s2.ready(False)
-            self._send(_TO_ALL, messages.err(0, short))
+            self._send(_TO_ALL, messages.err(0, intents.LOG_FULL))
             self._room()
             return
         # the lobby's joins are over: the rules frame's room is the match's (a join during
@@ -746,7 +746,7 @@ def restore(host, restored):
     host.match = m = restored.match
     host._fit(m)
     host.views.follow(m)
-    reopen(host.journal, restored.n, head, restored.count, restored.seq, restored.files)
+    reopen(host.journal, restored.n, head, restored.count, restored.seq, restored.handles)
     host.match_no = head.match_no
     now = host.ticks_ms()
     for s in (1, 2):

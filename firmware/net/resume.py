@@ -40,12 +40,12 @@ class Restored:
     left it (state sequence, clock, each seat's last client sequence and accepted count) and
     the log's two files, open."""
 
-    def __init__(self, n, head, entry, count=0, rep=None, files=None):
+    def __init__(self, n, head, entry, count=0, rep=None, handles=None):
         self.n = n
         self.head = head
         self.entry = entry
         self.count = count
-        self.files = files
+        self.handles = handles
         if rep is not None:
             self.match = rep.match
             self.seq = rep.match.state_seq
