@@ -73,7 +73,11 @@ def resume(host, folder="log"):
             k = name[6:dot]
             kind = name[dot + 1 :]
             path = folder + "/" + name
-            if name[:6] != "match-" or not k.isdigit() or kind not in ("log", "tail", "new", "bad"):
+            if (
+                name[:6] != "match-"
+                or not k.isdigit()
+                or kind not in ("log", "tail", "new", "bad")
+            ):
                 continue  # not the board's: left alone
             if not 0 < int(k) <= _MAX_LOG or log_path(folder, int(k), kind) != path:
                 if kind == "log":  # a stray: set aside alone, it changes no number
