@@ -323,6 +323,11 @@ def test_the_end_on_flash_only_in_the_tail_is_folded_in_at_boot(tmp_path, monkey
     live, room = _interrupted(tmp_path, "live")
     flash = Flash(monkeypatch)
     host = room.host
+    for _ in range(20):
+        if host.journal.pending <= 9:
+            break
+        room.step()  # (the end's entries then fit in the tail: no group append before it)
+    assert host.journal.pending <= 9 and host.match.phase == rules.ACTIVE
     real = host.journal.main
 
     class Failing:
