@@ -57,6 +57,8 @@ NOT_CHOOSER = "NOT_CHOOSER"  # a `rules` intent from the seat that does not choo
 RESTART_PAUSE = "RESTART_PAUSE"  # a move in a resumed match before both players are back
 ONE_SEAT = "ONE_SEAT"  # a `join play` from a device (an address) that holds the other seat
 READY_TIMEOUT = "READY_TIMEOUT"  # the seat was not said ready in time: it is free (then close)
+LOG_FAILED = "LOG_FAILED"  # the match log's write failed (flash full or failing): not applied
+LOG_FULL = "LOG_FULL"  # no room on flash for a whole match's log: the match does not start
 
 # Intent names -> kinds. A tuple of pairs, never a dict (no reliance on dict order).
 INTENTS = (

@@ -83,6 +83,10 @@ class MatchHost:
         # after a restart waits for both players, its clock stopped
         self.journal = Journal(getattr(settings, "log_keep", 8), log)
         self.paused = False
+        # a match's length limit: at this many accepted commands it ends as a draw (the room
+        # its log needs on flash is then bounded: docs/log.md)
+        self.max_moves = getattr(settings, "max_moves", 2000)
+        self.halted = False  # the log failed: paused until the board restarts (_halt)
         # The ruleset (game.rulesets): the one settings.json names (fixed), or classic, which
         # the lobby may change; and what settings.json fixes for every ruleset (None: the
         # ruleset's own).
@@ -153,9 +157,15 @@ class MatchHost:
     def _new_match(self):
         """A match of the ruleset chosen (with what settings.json fixes); its grace too."""
         fix = self._fix
+        m = rulesets.new_match(self._seed(), self.ruleset, fix[0], fix[1], fix[2], self.scratch)
+        self._fit(m)
+        return m
+
+    def _fit(self, m):
+        # m is the match of the ruleset chosen: its grace, and the end of a match's buffers
+        fix = self._fix
         entry = self._built = self.ruleset
         self.grace_ms = entry[rulesets.GRACE_MS] if fix[3] is None else fix[3]
-        m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2], self.scratch)
         # the end of a match's buffers, for this maze's size: the cells stood on (seat 1's
         # bitset, then seat 2's) and the reveal's frames (made now, not at the end)
         n = m.width * m.height
@@ -164,7 +174,6 @@ class MatchHost:
             gc.collect()
             self.trail = bytearray(2 * ((n + 7) >> 3))
             self.reveal = messages.maze_buffers(n)
-        return m
 
     def _zero_score(self):
         # in place: the list lives as long as the host (a new one, made late, would sit
@@ -277,7 +286,12 @@ class MatchHost:
             self._post_rules(session)
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)  # the commitment (the seed, after the end)
-        if self.paused and self.seats[1].session is not None and self.seats[2].session is not None:
+        if (
+            self.paused
+            and self.journal.failed is None
+            and self.seats[1].session is not None
+            and self.seats[2].session is not None
+        ):
             self.paused = False  # a resumed match goes on once both players are back
             self.log("log: both players are back")
         if self.match.phase == _FINISHED:
@@ -423,8 +437,9 @@ class MatchHost:
             self._err(session, c, rules.CODE_NAMES[_PHASE])
             return
         if self.paused:
-            # until both players are back (docs/log.md)
-            self._err(session, c, intents.RESTART_PAUSE)
+            # until both players are back, or (the log failed) until the board restarts
+            code = intents.RESTART_PAUSE if self.journal.failed is None else intents.LOG_FAILED
+            self._err(session, c, code)
             return
         before = m.state_seq
         if kind == intents.MOVE:
@@ -434,7 +449,10 @@ class MatchHost:
         if code == _OK:
             code = m.process()  # the FIFO never holds more than this one entry
         if code == _OK:
-            self.journal.push(m, seat, intent)  # on flash before the ack
+            if self.journal.push(m, seat, intent):  # on flash before the ack, or no ack
+                self._halt()
+                self._err(session, c, intents.LOG_FAILED)
+                return
             seat.applied(c, True)
             if kind == intents.MOVE:
                 self.moves[seat.number] += 1
@@ -474,7 +492,11 @@ class MatchHost:
         m = self.match
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq
-            m.advance(self.now_ms())  # ends the countdown and the finish window on time
+            if self.paused or self.seats[1].accepted + self.seats[2].accepted < self.max_moves:
+                m.advance(self.now_ms())  # ends the countdown and the finish window on time
+            elif m.draw(self.now_ms()) == _OK:  # the length limit: a draw, on flash
+                self.journal.push(m, None, None)
+                self.log("game: match %d reached max_moves: a draw" % self.match_no)
             self._after(before)
         for number in (1, 2):
             if ready_left(self, self.seats[number]) == 0:
@@ -488,6 +510,8 @@ class MatchHost:
 
     def _expire(self, seat):
         m = self.match
+        if self.journal.failed is not None:
+            return  # the match stays as its log has it until the board restarts
         if self.paused and self.seats[1].hashed and self.seats[2].hashed:
             self._abandon()
             return
@@ -559,6 +583,13 @@ class MatchHost:
             gc.collect()  # the maze generation's temporaries
         if m.phase != _WAITING:
             return
+        short = self.journal.room(self)  # room on flash for this match's whole log
+        if short:
+            s1.ready(False)
+            s2.ready(False)
+            self._send(_TO_ALL, messages.err(0, intents.LOG_FULL))
+            self._room()
+            return
         # the lobby's joins are over: the rules frame's room is the match's (a join during
         # the match makes it again), first of all (the match log's files and the messages of
         # the start may take its room)
@@ -577,6 +608,8 @@ class MatchHost:
         self.paused = False
         self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
+        if self.journal.failed is not None:
+            self._halt()  # its header is not on flash: no move of it is acknowledged
         self._after(before, True)
         # the commitment, after the countdown's event and views (which then go out together,
         # as without a log) and long before a move can be accepted
@@ -598,6 +631,9 @@ class MatchHost:
             self.score[m.winner] += 1
         try:
             fair = self.journal.changed(self)  # on flash before anyone hears of it
+            if self.journal.failed is not None:
+                self._halt()  # not on flash: nobody hears of it
+                return
             if fair is not None:
                 self._send(_TO_ALL, fair)  # the end: the seed
             if m.ev_count:
@@ -614,6 +650,15 @@ class MatchHost:
                 heap_report("match %d finished" % self.match_no, self.log)
             except MemoryError:
                 self._lost()
+
+    def _halt(self):
+        """The match log failed (a full or failing flash): the match stops where its log
+        does, its clock too, and refuses every move with LOG_FAILED until the board restarts
+        and resumes it from the log (docs/log.md). Said once to everyone."""
+        if not self.halted:
+            self.halted = self.paused = True
+            self._send(_TO_ALL, messages.err(0, intents.LOG_FAILED))
+            self.log("game: match %d paused: %s" % (self.match_no, self.journal.failed))
 
     def _lost(self):
         gc.collect()
@@ -707,6 +752,8 @@ class MatchHost:
             % (rules.PHASE_NAMES[self.match.phase], self.ruleset[rulesets.ID], self.match_no),
             ',"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
             % (present, held, self.max_observers, len(self.observers)),
+            # why the match is paused or does not start: its log (docs/log.md)
+            ',"log":"%s"' % (self.journal.failed or self.journal.short or "ok"),
         ]
 
 
@@ -714,29 +761,38 @@ class MatchHost:
 # wiring deletes them once the board runs (net.wiring.drop_boot_code: their bytecode is freed)
 
 
-def play(host, entry):
-    """The match to come is of ruleset entry (the one an interrupted match's log names),
-    unless settings.json fixes another."""
-    if entry is not host.ruleset and not host.fixed:
-        host.ruleset = entry
-        host.match = host._new_match()
-        host.views.follow(host.match)
+def scratch(host, entry):
+    """A match of ruleset entry as this board plays it (what settings.json fixes replaces
+    the ruleset's numbers), for net.resume to rebuild a logged match in; None when
+    settings.json fixes another ruleset. The host is not changed."""
+    if entry is not host.ruleset and host.fixed:
+        return None
+    fix = host._fix
+    return rulesets.new_match(0, entry, fix[0], fix[1], fix[2])
 
 
 def restore(host, restored):
-    """Apply what net.resume rebuilt (a net.resume.Restored): the series score, and, when
-    its match goes on (restored.n), the log, the match number, both seats (held for their
-    players' tokens), the clock from its last logged time, paused until both are back."""
+    """Apply what net.resume rebuilt (a net.resume.Restored): the ruleset (unless
+    settings.json fixes one) and the series score, and, when its match goes on (restored.n),
+    the match rebuilt, the log, the match number, both seats (held for their players' tokens),
+    the clock from its last logged time, paused until both are back. Nothing here fails on
+    the flash: net.resume has done all of that (its files are open)."""
     head = restored.head
     host.score[1] = head.series[2]
     host.score[2] = head.series[3]
-    if not restored.n:  # finished or abandoned: a new match
-        host.match.reset(host.journal.pick())
+    if not host.fixed:
+        host.ruleset = restored.entry
+    if not restored.n:  # finished or abandoned: a new match (of its ruleset)
+        host.match = host._new_match()
+        host.views.follow(host.match)
         return
     from net.journal import reopen  # (local names: the module functions are deleted later)
     from net.seats import restore as restore_seat
 
-    reopen(host.journal, restored.n, head, restored.count, restored.seq)
+    host.match = m = restored.match
+    host._fit(m)
+    host.views.follow(m)
+    reopen(host.journal, restored.n, head, restored.count, restored.seq, restored.handles)
     host.match_no = head.match_no
     now = host.ticks_ms()
     for s in (1, 2):

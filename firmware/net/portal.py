@@ -142,7 +142,7 @@ def add_status_route(app, board):
             stations = -1
         game = board.game
         server = board.server
-        parts = game.host.status()  # [b"{", the match's members in two pieces]
+        parts = game.host.status()  # [b"{", the match's members in three pieces]
         parts.append(
             ',"ssid":%s,"preset":%s'
             % (

@@ -53,6 +53,9 @@ FIELDS = (
     ("watchdog_ms", 0, _INT, 0, 60000),
     # match logs kept on flash (the oldest are deleted; docs/log.md)
     ("log_keep", 8, _INT, 1, 100),
+    # moves and drops of both seats in one match: at this many the match ends as a draw, so
+    # the room a match's log needs on flash has a bound (docs/log.md)
+    ("max_moves", 2000, _INT, 20, 20000),
 )
 
 

@@ -141,7 +141,7 @@ def drop_boot_code():
 
     del portal.board_url, portal.add_portal_routes, portal.add_status_route
     del portal.add_client_routes, journal.add_log_route, journal.use, journal.reopen
-    del match_host.play, match_host.restore, seats.restore  # (net.resume's, at boot)
+    del match_host.scratch, match_host.restore, seats.restore  # (net.resume's, at boot)
     del rules.preset, captive_dns.ipv4_bytes  # (game.rulesets keeps its own reference)
 
 
