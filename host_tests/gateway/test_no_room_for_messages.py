@@ -2,11 +2,12 @@
 # cannot be made (MemoryError), the move it answers is still applied, logged and shown in the
 # views, and the end of a match still has its result, score and log; only messages are lost.
 import pytest
+import test_match_host
 from test_match_host import Clock, FakeSession, make_host, seated_pair, send, walk_host
 
 from bots import DIRS
 from game import rules
-from net import match_host, messages
+from net import messages
 
 
 class Fail:
@@ -43,7 +44,8 @@ def test_a_move_whose_ack_has_no_room_is_applied_logged_and_shown(monkeypatch):
     where, seq, logged = m.pos[1], m.state_seq, host.journal.index
     epoch = host.views.epoch
     clock.wait(150)
-    monkeypatch.setattr(match_host, "frame", Fail(match_host.frame))
+    # the session frames the ack (net.gateway.Session.post_text; FakeSession does the same)
+    monkeypatch.setattr(test_match_host, "framed", Fail(test_match_host.framed))
     with pytest.raises(MemoryError):  # the gateway closes this session (1011)
         send(host, a, '{"t":"move","c":2,"d":"%s"}' % DIRS[d])
     assert m.pos[1] != where and m.state_seq > seq  # applied

@@ -202,14 +202,13 @@ function onErr(m) {
     onRefusedIntent(m.c, code);
     return;
   }
-  if (code === "BAD_TOKEN") {
-    quit("Your seat was given up (away too long, or the board restarted). Join again.");
-  } else if (code === "ROOM_FULL") {
+  if (code === "ROOM_FULL") {
     quit(session.role === "watch"
       ? "All spectator places are taken. Try again later."
       : "Both seats are taken. You can watch instead.");
-  } else if (code === "READY_TIMEOUT" || code === "ONE_SEAT") {
-    quit(WHY[code]);
+  } else if (code === "BAD_TOKEN" || code === "READY_TIMEOUT" || code === "ONE_SEAT") {
+    // the seat is gone: back to the join screen, saying why (refusals.js)
+    loadSentences().then((m) => quit(m.WHY[code] || m.GENERIC));
   } else if (code === "NOT_JOINED") {
     rejoin();
   } else {
