@@ -49,6 +49,8 @@ for k in range(300):
     intents.valid_token(chars * 4 + "abcd")
     intents.valid_token("0123456789abcdef0123456789abcdef")
     frames.valid_utf8(chars.encode())  # every text frame a client sends
+    join = '{"t":"join","role":"play","name":"%s","%s":"%s"}' % (chars, chars, chars)
+    intents.parse(join.encode())
 qstrs()
 """
 
