@@ -83,7 +83,7 @@ export function hud() {
   const view = game._view;
   const seat = game._seat;
   const own = view.st;
-  const watching = view.r === "obs";
+  const watching = !seat; // a TV: the whole maze (obs), or both players' views (pairs)
   const phase = view.ph;
   const t = now();
   const end = game._end;
@@ -148,11 +148,15 @@ export function hud() {
     $("who").textContent = "Spectator \u00b7 match " + game._mn;
     $("res").innerHTML = esc([headline, series, away].filter((x) => x).join("\n")) +
       (phase === "finished" ? fairNote() : "");
-    for (const n of [1, 2]) {
-      seatCard(n, own.players[n - 1]);
-    }
-    const where = [1, 2].map((n) => playerName(n) + " at " + xy(own.players[n - 1].p)).join(". ");
-    canvas.setAttribute("aria-label", "Whole maze. " + where);
+    // each seat's status: the whole maze's, or (players mode) its own view's
+    const player = (n) => (view.r === "obs" ? own.players[n - 1] : game._panes[n].v?.st) || {};
+    const where = [1, 2].map((n) => {
+      seatCard(n, player(n));
+      return player(n).p >= 0 ? playerName(n) + " at " + xy(player(n).p) : "";
+    }).join(". ");
+    canvas.setAttribute("aria-label", (view.r === "obs" ? "Whole maze. " : "Both players' views. ") + where);
+    $("bView").hidden = !game._full;
+    $("bView").textContent = session.full ? "Players' views" : "Whole maze";
     return;
   }
   $("who").innerHTML = mark(seat) + esc(playerName(seat)) + "</span> " +
