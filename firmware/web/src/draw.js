@@ -175,8 +175,8 @@ function paint() {
   const pawns = []; // [seat, cell, own pawn, key carried]
   if (watching) {
     for (const n of [1, 2]) {
-      const player = own.players[n - 1];
-      if (!player.xd) {
+      const player = own.players[n - 1]; // (none in a TV's waiting room)
+      if (player?.xd === 0) {
         pawns.push([n, player.p, false, player.k]);
       }
     }
