@@ -26,7 +26,7 @@ GOAL_FS_64 := $(shell python3 tools/hostenv.py goal-fs-64)
 # the 64-bit port only, and say so.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-py test-upy check flaky lint fmt clean distclean bench fairness run mem soak replay \
+.PHONY: help venv test test-py test-upy check flaky lint fmt clean distclean bench fairness run mem soak replay log-flash \
 	card stress micropython32
 
 help: ## list the targets
@@ -115,7 +115,7 @@ run: $(STAMP) ## host a game on this laptop, flash in build/flash/ (LAN=1: phone
 	MICROPY_MICROPYTHON=$(CURDIR)/$(UPY) MAZE_HEAP=$(RUN_HEAP) MAZE_HTTP_PORT=$(HTTP_PORT) \
 		MAZE_BIND=$(if $(LAN),0.0.0.0,127.0.0.1) $(if $(FRESH),MAZE_FRESH=1) sh tools/run_host.sh
 
-card: $(STAMP) ## printable join card with the Wi-Fi and game QR codes -> build/card/ (SETTINGS=settings.json, SSID=...)
+card: $(STAMP) ## printable join card with the Wi-Fi and game QR codes -> build/card/ (SETTINGS=settings.json, default ./settings.json; SSID=...)
 	$(PY) tools/join_card.py $(if $(SETTINGS),--settings $(SETTINGS)) $(if $(SSID),--ssid "$(SSID)")
 
 bench: $(STAMP) ## benchmarks: per-move CPU, allocation, instructions, wire size, latency -> build/bench.json
@@ -135,8 +135,11 @@ mem: $(STAMP) ## smallest heap for 2 players + 4 observers over 2,000 moves, .mp
 	$(PY) tools/mem_budget.py --heap $(GOAL_FS_64) --binary $(UPY) --json build/mem-64-goal.json \
 		|| echo "mem: the 64-bit filesystem image did not fit $(GOAL_FS_64) this run (a figure: build/mem-64-goal.json)"
 
-replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.mdl [JSON=1]
-	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/N.mdl" >&2; exit 2; }
+log-flash: $(STAMP) ## the match log's flash cost on LittleFS: erases, bytes, per-move latency estimate, lifetime -> build/log-flash.json
+	$(PY) tools/log_flash_cost.py --json build/log-flash.json
+
+replay: $(STAMP) ## check a match log (docs/log.md): make replay LOG=maze-duel-17.log [JSON=1]
+	@test -n "$(LOG)" || { echo "error: LOG is not set: make replay LOG=path/to/maze-duel-17.log (the result's match log link, or build/flash/log/match-N.log)" >&2; exit 2; }
 	$(PY) tools/replay.py $(LOG) $(if $(JSON),--json)
 
 # The long soak (tools/soak.py, docs/performance.md "Soak"): SOAK_MINUTES of matches back to
@@ -167,7 +170,9 @@ fairness: $(STAMP) ## per ruleset: placement fairness over 1,000 seeds, vision s
 # MARCH   mpy-cross -march for build/deploy (xtensawin); default: portable bytecode
 # FROZEN  FROZEN=1: game/net/microdot are frozen into the firmware (manifest.py); ship the rest
 # ROMFS   ROMFS=1: build also writes build/image.romfs; deploy puts the code in the board's
-#         ROMFS partition (firmware with ROMFS, docs/hardware.md) and the rest on its filesystem
+#         ROMFS partition (firmware with ROMFS, docs/hardware.md) and the rest on its filesystem.
+#         Without it deploy picks by itself: ROMFS when the board's firmware has a partition the
+#         code fits in, else the filesystem (FILESYSTEM=1: always the filesystem)
 # READABLE READABLE=1: keep the source's names and line numbers in the image (tracebacks on a
 #         board read like the source; the image then needs more heap, docs/memory.md)
 # RESUME  RESUME=1: never reset the board (the virtual board, whose process would end)
@@ -181,6 +186,7 @@ BIN ?=
 MARCH ?=
 FROZEN ?=
 ROMFS ?=
+FILESYSTEM ?=
 READABLE ?=
 RESUME ?=
 BOOT ?=
@@ -190,7 +196,7 @@ IMAGE ?= build/image
 VFLASH ?= build/vflash
 FLASH_OFFSET = $(if $(filter esp32,$(CHIP)),0x1000,0x0)
 
-.PHONY: build deploy repl logs flash-erase flash-firmware vboard need-port need-esptool
+.PHONY: build deploy board-check repl logs flash-erase flash-firmware vboard need-port need-esptool
 
 need-port:
 	@test -n "$(PORT)" || { echo "error: PORT is not set: make $(MAKECMDGOALS) PORT=/dev/ttyUSB0 (see ls /dev/ttyUSB* /dev/ttyACM*)" >&2; exit 2; }
@@ -202,8 +208,15 @@ need-esptool: $(STAMP)
 build: $(STAMP) ## board image in build/image (options: MARCH=xtensawin, FROZEN=1, ROMFS=1, READABLE=1, SETTINGS=settings.json)
 	$(PY) tools/build_image.py --out $(IMAGE) $(if $(MARCH),--march $(MARCH)) $(if $(FROZEN),--frozen) $(if $(ROMFS),--romfs) $(if $(READABLE),--readable) $(if $(SETTINGS),--settings $(SETTINGS))
 
-deploy: need-port build ## copy changed files to the board, reset it: make deploy PORT=/dev/ttyUSB0
-	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume) $(if $(ROMFS),--romfs)
+deploy: need-port build ## copy changed files to the board (ROMFS when it has a partition), reset it: make deploy PORT=/dev/ttyUSB0
+	$(PY) tools/deploy.py --port $(PORT) --image $(IMAGE) $(if $(RESUME),--resume) $(if $(ROMFS),--romfs,$(if $(FILESYSTEM),,--auto))
+
+# board-check: what the board's firmware has, its memory and flash, then the deployed image's
+# self-test on it (a bot match of MOVES moves in-process) and a verdict; changes nothing deployed
+# (docs/hardware.md, "Check a board first"). IMAGE: the image deployed (its names file).
+MOVES ?= 200
+board-check: need-port $(STAMP) ## check a board first: firmware, memory, flash, a self-test match, a verdict: PORT=... [MOVES=200]
+	$(PY) tools/board_check.py --port $(PORT) --image $(IMAGE) --moves $(MOVES) $(if $(RESUME),--resume)
 
 repl: need-port $(STAMP) ## MicroPython prompt on the board (Ctrl-C stops the game, Ctrl-] quits)
 	$(PY) -m mpremote connect $(PORT) $(if $(RESUME),resume) repl

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from build_image import BuildError, build_page, refusal_module, refusal_table
+from build_image import BuildError, build_page, build_refusals, refusal_module, refusal_table
 from refusal_codes import all_codes
 
 WEB = Path(__file__).resolve().parents[1] / "firmware" / "web"
@@ -28,14 +28,18 @@ def test_every_sentence_is_of_a_code_the_firmware_defines():
         assert code in sentences
 
 
-def test_the_built_page_holds_the_generated_table():
+def test_the_board_serves_the_generated_table_beside_the_page():
+    # a file of its own (web/refusals.js), imported by the page when it joins: not bundled
     generic, sentences = refusal_table(WEB)
     module = refusal_module(generic, sentences)
     assert module.startswith("// Made by tools/build_image.py")
+    assert build_refusals(WEB).decode() == module
     page = build_page(WEB).decode()
+    assert "./refusals.js" in page
     for code, sentence in sentences.items():
-        assert json.dumps(sentence) in page or sentence in page, code
-    assert generic in page
+        assert json.dumps(sentence) in module, code
+        assert sentence not in page, code
+    assert json.dumps(generic) in module
     # a code without a sentence (here BAD_JSON) falls back to the generic sentence at run time
     assert "BAD_JSON" in all_codes() and "BAD_JSON" not in sentences
 

@@ -11,6 +11,7 @@ import segno
 
 import join_card
 from build_image import web_files
+from qr_read import read_qr
 
 TOOLS = Path(join_card.__file__).resolve().parent
 
@@ -92,20 +93,48 @@ def test_the_card_holds_both_codes_and_the_words(tmp_path):
     assert pdf.count(b" re f") == runs
 
 
-def test_without_a_network_name_the_card_says_what_to_join(tmp_path):
-    written = join_card.write_card(tmp_path, None, "mazeduel", "http://192.168.4.1/")
-    assert sorted(p.name for p in written) == ["join-card.pdf", "join-card.svg", "url-qr.png"]
-    svg = (tmp_path / "join-card.svg").read_bytes()
-    assert modules_of_svg_card(svg, 0) == modules_of("http://192.168.4.1/")
-    assert b"Network: MazeDuel-XXXX" in svg and b"on the TV screen" in svg
-    assert b"Password: mazeduel" in svg
+def test_without_a_network_name_the_card_says_which_option_to_pass(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(TOOLS / "join_card.py"), "--out", str(tmp_path / "card")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "no network name" in done.stderr and "SSID=" in done.stderr, done.stderr
+    assert not (tmp_path / "card").exists()
 
 
-def test_the_board_image_carries_the_same_codes():
+def test_the_card_reads_the_boards_settings_json_and_both_codes_scan(tmp_path):
+    # ./settings.json, as docs/hardware.md fetches it from the board: no option needed
+    (tmp_path / "settings.json").write_text('{"ssid": "Maze;Night", "password": "a:long,secret"}')
+    done = subprocess.run(
+        [sys.executable, str(TOOLS / "join_card.py"), "--out", str(tmp_path / "card")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "./settings.json" in done.stdout
+    card = tmp_path / "card"
+    wifi = "WIFI:T:WPA;S:Maze\\;Night;P:a\\:long\\,secret;;"
+    assert read_qr((card / "wifi-qr.png").read_bytes()) == [wifi]
+    assert read_qr((card / "url-qr.png").read_bytes()) == ["http://192.168.4.1/"]
+    svg = (card / "join-card.svg").read_bytes()
+    assert b"Network: Maze;Night" in svg and b"Password: a:long,secret" in svg
+    # both codes large: 150 pt (53 mm) boxes on the A6 card, the quiet zone included
+    texts, boxes = join_card._layout("Maze;Night", "a:long,secret", "http://192.168.4.1/")
+    assert [size for _, _, _, size in boxes] == [150, 150]
+    bottom = max(y + size for _, _, y, size in boxes)
+    assert bottom < join_card.CARD_H - 24  # the address and the footer below, on the card
+
+
+def test_the_board_image_carries_the_same_address_code():
     files = web_files(settings={"ssid": "Maze Night", "password": "labyrinth42"})
-    assert files["wifi.svg"] == join_card.qr_svg("WIFI:T:WPA;S:Maze Night;P:labyrinth42;;")
     assert files["url.svg"] == join_card.qr_svg("http://192.168.4.1/")
-    assert "wifi.svg" not in web_files()  # the board's default name is made from its MAC
+    # the Wi-Fi's code is drawn by the TV from the board's /status (its name may come from
+    # its MAC): host_tests/browser/test_client_tv.py reads it back
+    assert "wifi.svg" not in files
 
 
 def test_the_lan_address_is_an_ipv4_address():

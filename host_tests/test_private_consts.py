@@ -35,6 +35,7 @@ COPIES = {
     "net.match_host": ("net.frames", "game.projector", "game.rules", "net.views"),
     "net.messages": ("game.rules",),
     "net.resume": ("game.matchlog", "net.journal"),
+    "net.selftest": ("game.rules",),
     "net.views": ("net.frames", "game.projector", "game.rules"),
 }
 

@@ -13,11 +13,13 @@ Layout of the image, which mirrors the board's flash:
                            minified by esbuild inline; gzipped by zopfli, deterministically
                            (mtime=0); the 16 KB gzip budget holds for this file
     web/help.html.gz       what the page fetches when it needs it: the how-to-play text
-    web/sha256.js.gz       (help.html, minified) and the SHA-256 module (src/sha256.js, minified
-                           by esbuild) that checks the seed's commitment at a match's end
-    web/url.svg.gz         the game's address as a QR code, and web/wifi.svg.gz the Wi-Fi's when
-    web/wifi.svg.gz        the settings name the network (--settings; tools/join_card.py): the
-                           spectator screen shows them in the waiting room
+    web/sha256.js.gz       (help.html, minified), the SHA-256 module (src/sha256.js, minified
+    web/qr.js.gz           by esbuild) that checks the seed's commitment at a match's end,
+    web/refusals.js.gz     the QR module (src/qr.js with lean-qr bundled) that draws the TV's
+                           Wi-Fi QR code from the name and password of /status, and the refusal
+                           sentences (made from refusals.json), imported when the page starts
+    web/url.svg.gz         the game's address as a QR code (tools/join_card.py): the spectator
+                           screen shows it in the waiting room beside the Wi-Fi's
     MANIFEST.txt           one line per file: path, size, sha256 (tools/deploy.py reads it)
 
 The board's heap is its hardest limit (docs/memory.md), so by default the compiled code is
@@ -159,6 +161,51 @@ def machine_code(source):
 HOST_ONLY = ("game/ruleset_check.py",)
 
 
+# Modules with machine code (@micropython.viper) and the plain-Python twin the image gets of
+# each: the same source without its decorators, which game.projector imports when the machine
+# code cannot load on a board (docs/memory.md, "When the machine code cannot load").
+PLAIN_TWINS = {"game/writers.py": "game/pywriters.py"}
+
+
+def plain_python(source):
+    """The source of a module with machine code as plain Python for MicroPython's bytecode:
+    its @micropython.viper / .native decorators dropped, its top-level `try: import
+    micropython` (and the CPython stand-ins' import) replaced by an identity ptr8(), and its
+    KIND "python". The functions keep their bodies and annotations (MicroPython ignores
+    annotations in bytecode), so they write the same bytes."""
+    tree = ast.parse(source)
+
+    def is_machine(decorator):
+        return (
+            isinstance(decorator, ast.Attribute)
+            and isinstance(decorator.value, ast.Name)
+            and decorator.value.id == "micropython"
+            and decorator.attr in ("viper", "native")
+        )
+
+    def imports_micropython(node):
+        return any(
+            isinstance(n, ast.Import) and any(a.name == "micropython" for a in n.names)
+            for n in ast.walk(node)
+        )
+
+    body = []
+    for node in tree.body:
+        if isinstance(node, ast.Try) and imports_micropython(node):
+            body.extend(
+                ast.parse('KIND = "python"\n\n\ndef ptr8(buffer):\n    return buffer\n').body
+            )
+            continue
+        if isinstance(node, ast.FunctionDef):
+            node.decorator_list = [d for d in node.decorator_list if not is_machine(d)]
+        body.append(node)
+    tree.body = body
+    out = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    if machine_code(out) or "import micropython" in out:
+        raise BuildError("the plain-Python twin still has machine code or imports micropython")
+    return out
+
+
 def package_modules(firmware, package):
     """Every .py under firmware/<package>/ (subpackages included) but HOST_ONLY, sorted."""
     base = firmware / package
@@ -255,6 +302,9 @@ PRIVATE_PROPS = "^_[a-zA-Z]"
 # src/fairness.js imports at a match's end; minified as an ES module).
 HELP_FILE = "help.html"
 SHA256_MODULE = "sha256.js"
+# ... and the TV's Wi-Fi QR code (web/src/QR_MODULE with lean-qr's encoder bundled in: an ES
+# module the spectator's waiting room imports)
+QR_MODULE = "qr.js"
 _UPPER_LITERAL = re.compile(r"""["']([A-Z][A-Z0-9_]{2,})["']""")
 
 
@@ -319,13 +369,12 @@ def bundle_script(web, codes=None):
     module made from web/refusals.json, bundled by esbuild into one minified IIFE."""
     web = Path(web)
     cmd = esbuild_command()
-    generic, sentences = refusal_table(web, codes)
+    refusal_table(web, codes)  # checked here; the table is a file of its own (build_refusals)
     with tempfile.TemporaryDirectory(prefix="client-src-") as tmp:
         stage = Path(tmp) / "src"
         shutil.copytree(web / "src", stage)
         if (stage / REFUSALS_MODULE).exists():
             raise BuildError(f"web/src/{REFUSALS_MODULE} is made by the build: remove it")
-        (stage / REFUSALS_MODULE).write_text(refusal_module(generic, sentences))
         args = cmd + [
             str(stage / "main.js"),
             "--bundle",
@@ -361,6 +410,13 @@ def minify_page(html, script):
     return page.replace("<script></script>", "<script>" + script + "</script>").encode()
 
 
+def build_refusals(web, codes=None):
+    """The refusal sentences as the page imports them (bytes): the module refusal_module()
+    makes from web/REFUSALS_FILE, checked (refusal_table()). A file of its own on the board,
+    imported by the page when it starts: not part of the page's budget."""
+    return refusal_module(*refusal_table(web, codes)).encode()
+
+
 def build_page(web):
     """The built page (bytes, before gzip) of a web folder: index.html and src/."""
     web = Path(web)
@@ -393,23 +449,45 @@ def build_sha256(web):
     return result.stdout.strip().encode()
 
 
+def build_qr(web):
+    """The QR module as the TV imports it (bytes): web/src/QR_MODULE with the encoder it imports
+    (lean-qr, node_modules/) bundled and minified by esbuild, still an ES module."""
+    source = Path(web) / "src" / QR_MODULE
+    args = esbuild_command() + [
+        str(source),
+        "--bundle",
+        "--format=esm",
+        "--minify",
+        "--target=es2020",
+        "--legal-comments=none",
+        "--log-level=warning",
+    ]
+    env = dict(os.environ, NODE_PATH=str(ROOT / "node_modules"))
+    result = subprocess.run(args, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise BuildError(f"esbuild failed on src/{QR_MODULE}:\n" + result.stderr.strip())
+    return result.stdout.strip().encode()
+
+
 def web_files(firmware=FIRMWARE, settings=None, url=None):
     """{name: bytes before gzip} of the board's web/ folder: the built client page
-    (build_page()), the files it fetches when it needs them (build_help(), build_sha256()),
-    the QR code of the game's address (url, default the board's from settings)
-    and, when settings name the network, the Wi-Fi QR code (tools/join_card.py)."""
+    (build_page()), the files it fetches when it needs them (build_help(), build_sha256(),
+    build_qr()) and the QR code of the game's address (url, default the board's from
+    settings; tools/join_card.py). The Wi-Fi's QR code is drawn by the TV's page (qr.js) from
+    the board's own name and password (/status): a build cannot know the name a board makes
+    from its MAC."""
     firmware = Path(firmware)
     page = firmware / "web" / "index.html"
     if not page.is_file():
         return {}
     try:
-        ssid, password, url = join_card.join_info(settings or {}, url=url)
+        url = join_card.join_info(settings or {}, url=url)[2]
         files = {"index.html": build_page(page.parent)}
         files[HELP_FILE] = build_help(page.parent)
         files[SHA256_MODULE] = build_sha256(page.parent)
+        files[QR_MODULE] = build_qr(page.parent)
+        files[REFUSALS_MODULE] = build_refusals(page.parent)
         files["url.svg"] = join_card.qr_svg(url)
-        if ssid:
-            files["wifi.svg"] = join_card.qr_svg(join_card.wifi_payload(ssid, password))
     except join_card.CardError as err:
         raise BuildError(str(err)) from None
     return files
@@ -478,6 +556,9 @@ def board_sources(firmware=FIRMWARE, readable=False):
     for package in CODE_PACKAGES:
         for src in package_modules(firmware, package):
             sources[src.relative_to(firmware).as_posix()] = src.read_text()
+    for module, twin in PLAIN_TWINS.items():
+        if module in sources:
+            sources[twin] = plain_python(sources[module])
     try:
         trimmed = trim_microdot.trim(microdot_dir(), list(sources.values()))
     except trim_microdot.TrimError as err:
@@ -488,7 +569,9 @@ def board_sources(firmware=FIRMWARE, readable=False):
         return sources, []
     sources = direct_microdot_imports(sources)
     # net.wiring.wire keeps its name: the tools build a board with it (make mem --parts)
-    sources, renamed = minify.minify(sources, minify.hostboard_sources(), keep_names=("wire",))
+    sources, renamed = minify.minify(
+        sources, minify.hostboard_sources(), keep_names=("wire", "selftest")
+    )
     try:
         sources, modules = minify.short_modules(sources, FLAT_PACKAGES)
     except ValueError as err:

@@ -1,6 +1,6 @@
 """Copy the board image (build/image/, made by tools/build_image.py) to a board over USB.
 
-    python tools/deploy.py --port /dev/ttyUSB0 [--image build/image] [--resume] [--romfs]
+    python tools/deploy.py --port /dev/ttyUSB0 [--image build/image] [--resume] [--romfs|--auto]
 
 Steps, each through mpremote (`python -m mpremote` from this interpreter):
  1. the board answers on PORT, and one script on it reports its .mpy version
@@ -16,6 +16,12 @@ Files on the board that are not in the image (settings.json, old files) are left
 a switch between a short-named image (flat modules, a.mpy, b.mpy, ...) and a --readable one or
 one built before short module names (game/, net/, lib/microdot/), the other layout's files stay
 on the flash, never imported; remove them by hand (mpremote rm) to free the flash.
+
+With --auto (what `make deploy` passes) the board decides: the probe of step 1 also reads its
+ROMFS partition 0 (vfs.rom_ioctl), and the ROMFS layout below is taken when the firmware has
+ROMFS and a partition the code fits in (<image>.romfs is built from the image when missing),
+else the filesystem layout; one line says which and why. ROMFS support arrived in MicroPython
+v1.25; the stock ESP32 firmware has no ROMFS partition (docs/hardware.md, "ROMFS").
 
 With --romfs (make deploy ROMFS=1) the code (the flat .mpy modules, or the game/, net/ and lib/
 folders) goes into the board's ROMFS partition as one image (build/image.romfs, written by
@@ -43,6 +49,8 @@ from build_image import (
     MANIFEST_NAME,
     MPY_ARCHES,
     SOURCE_FILES,
+    BuildError,
+    build_romfs,
     in_romfs,
     read_manifest,
     romfs_path,
@@ -404,15 +412,51 @@ def remove_files(port, paths, resume):
         )
 
 
-def deploy(port, image=DEFAULT_OUT, resume=False, space_check=True, log=print, romfs=False):
+def choose_layout(board, romfs_bytes):
+    """(True for ROMFS, the reason in words) for `make deploy`'s automatic choice: the ROMFS
+    layout when the board's firmware has ROMFS and a partition the image fits in (the code runs
+    in place from flash: a full room needs 56 KB of heap, not 88 KB), else the filesystem."""
+    if board.romfs_state == 0:
+        return False, "the firmware has no ROMFS support (no vfs.rom_ioctl)"
+    if board.romfs_state < 0:
+        return False, "the firmware supports ROMFS but has no ROMFS partition"
+    if romfs_bytes > board.romfs_size:
+        return False, "the ROMFS image (%d bytes) does not fit its ROMFS partition (%d bytes)" % (
+            romfs_bytes,
+            board.romfs_size,
+        )
+    return True, "the firmware has a ROMFS partition of %d bytes" % board.romfs_size
+
+
+def ensure_romfs(image):
+    """<image>.romfs, built from the image when missing or older than its manifest."""
+    romfs_file = romfs_path(image)
+    manifest = Path(image) / MANIFEST_NAME
+    if not romfs_file.is_file() or romfs_file.stat().st_mtime < manifest.stat().st_mtime:
+        try:
+            build_romfs(image, romfs_file)
+        except BuildError as err:
+            raise DeployError(EXIT_IMAGE, f"cannot build the ROMFS image: {err}") from None
+    return romfs_file
+
+
+def deploy(
+    port, image=DEFAULT_OUT, resume=False, space_check=True, log=print, romfs=False, auto=False
+):
     """Deploy `image` to the board on `port`; returns the list of copied paths. With `romfs`
-    the code folders go to the ROMFS partition as `<image>.romfs` (tools/build_image.py)."""
+    the code folders go to the ROMFS partition as `<image>.romfs` (tools/build_image.py); with
+    `auto` (make deploy) the board decides: ROMFS when its firmware has a partition the code
+    fits in, else the filesystem, and the log says which and why."""
     image = Path(image)
     if not (image / MANIFEST_NAME).is_file():
         raise DeployError(EXIT_IMAGE, f"no {MANIFEST_NAME} in {image}: run make build first")
     header, entries = read_manifest(image)
     verify_image(image, entries)
-    romfs_file = romfs_path(image) if romfs else None
+    can_romfs = header.get("frozen") != "yes"
+    if auto and can_romfs:
+        romfs_file = ensure_romfs(image)
+    else:
+        romfs_file = romfs_path(image) if romfs else None
     if romfs_file is not None and not romfs_file.is_file():
         raise DeployError(EXIT_IMAGE, f"no ROMFS image at {romfs_file}: make build ROMFS=1")
     check_port(port)
@@ -420,6 +464,16 @@ def deploy(port, image=DEFAULT_OUT, resume=False, space_check=True, log=print, r
     twins = module_twins(p for p, _, _ in entries)
     board = probe(port, [p for p, _, _ in entries] + twins, resume, romfs_bytes)
     check_mpy(port, board.mpy, image, entries, header)
+    if auto:
+        if not can_romfs:
+            use, why = False, "the image is for a firmware with the code frozen in"
+        else:
+            use, why = choose_layout(board, romfs_bytes)
+        if use:
+            log(f"layout: ROMFS ({why}): the code goes to /rom, 56 KB of heap for a full room")
+        else:
+            log(f"layout: filesystem ({why}): the code goes to the flash's file system")
+            romfs_file = None
     # A module's other file from an earlier image (x.py beside this image's x.mpy, or x.mpy
     # beside its x.py): MicroPython imports x.py first, so one left there would be run instead.
     shadows = [p for p in twins if board.files.get(p) is not None]
@@ -479,6 +533,12 @@ def main(argv=None):
         help="code folders into the board's ROMFS partition (<image>.romfs, make build ROMFS=1)",
     )
     parser.add_argument(
+        "--auto",
+        action="store_true",
+        help="pick the layout from the board: ROMFS when its firmware has a ROMFS partition the "
+        "code fits in (building <image>.romfs if needed), else the filesystem (make deploy)",
+    )
+    parser.add_argument(
         "--no-space-check",
         action="store_true",
         help="skip the free-flash check before copying (a full flash is still reported)",
@@ -491,7 +551,14 @@ def main(argv=None):
         )
         return EXIT_IMAGE
     try:
-        deploy(args.port, args.image, args.resume, not args.no_space_check, romfs=args.romfs)
+        deploy(
+            args.port,
+            args.image,
+            args.resume,
+            not args.no_space_check,
+            romfs=args.romfs,
+            auto=args.auto and not args.romfs,
+        )
     except DeployError as err:
         print(f"deploy: error: {err}", file=sys.stderr)
         return err.code

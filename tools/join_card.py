@@ -1,7 +1,7 @@
 """The join card and the join QR codes: how a phone gets onto the board's Wi-Fi and into the game.
 
     python tools/join_card.py [--settings settings.json] [--ssid NAME] [--url URL] [--out DIR]
-    make card SETTINGS=path/to/settings.json [SSID=MazeDuel-1A2B]
+    make card [SETTINGS=path/to/settings.json] [SSID=MazeDuel-1A2B]
 
 writes into DIR (default build/card/):
     join-card.svg, join-card.pdf   a printable card (A6): the Wi-Fi QR code, the game's QR code,
@@ -12,11 +12,12 @@ The QR codes are made by segno (PyPI), never by hand. The Wi-Fi code is the usua
 `WIFI:T:WPA;S:<ssid>;P:<password>;;` that phone cameras offer to join; the game's code is the
 board's address (http://192.168.4.1/, with the port if settings.json moves it from 80).
 
-The network name comes from settings.json (`ssid`) or --ssid. Without either the board names its
-network MazeDuel-XXXX from its MAC, which no build can know: the card then has the game's QR
-code and says which network to join in words (the TV screen shows the board's name too).
-tools/build_image.py puts the same two codes into the board image as SVG files (`web/url.svg`,
-`web/wifi.svg`), which the spectator screen shows in the waiting room (docs/client.md).
+The network name comes from --ssid or the board's settings.json (`ssid`): --settings, else
+./settings.json, the copy docs/hardware.md fetches from the board. Without a name the board
+calls its network MazeDuel-XXXX after its MAC, which no tool can know: the card is not made,
+and the message says which option to pass (SSID=, the name the board prints at boot and the
+TV shows). tools/build_image.py puts the game's code into the board image (`web/url.svg`); the
+TV draws the Wi-Fi's code itself from the board's own name and password (docs/client.md).
 """
 
 import argparse
@@ -29,7 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "build" / "card"
 AP_ADDRESS = "192.168.4.1"  # the ESP32 soft access point's own address (MicroPython default)
 DEFAULT_PASSWORD = "mazeduel"  # as firmware/net/settings.py
-DEFAULT_SSID = "MazeDuel-XXXX"  # what the board calls itself without a settings.json ssid
 
 
 class CardError(Exception):
@@ -66,8 +66,13 @@ def board_url(settings):
 
 
 def wifi_payload(ssid, password):
-    """The Wi-Fi QR text: WIFI:T:WPA;S:...;P:...;; with ; : \\ " escaped (segno)."""
-    return _segno().helpers.make_wifi_data(ssid=ssid, password=password, security="WPA")
+    """The Wi-Fi QR text: WIFI:T:WPA;S:...;P:...;; with the format's special characters
+    \\ ; , " : escaped by a backslash (as the TV's src/qr.js does)."""
+
+    def escape(text):
+        return "".join("\\" + ch if ch in '\\;,":' else ch for ch in text)
+
+    return "WIFI:T:WPA;S:%s;P:%s;;" % (escape(ssid), escape(password))
 
 
 def qr(text):
@@ -107,19 +112,12 @@ def join_info(settings, ssid=None, url=None):
 # ---- the card -------------------------------------------------------------------------------
 
 CARD_W, CARD_H = 298, 420  # A6 in PostScript points (105 x 148 mm)
+QR_SIZE = 150  # each code's box, its quiet zone included: 53 mm, the card's width allows two
 
 
 def _lines(ssid, password, url):
     """(heading, words) of the two steps."""
-    wifi = (
-        ["Network: %s" % ssid, "Password: %s" % password]
-        if ssid
-        else [
-            "Network: %s" % DEFAULT_SSID,
-            "(the name is on the TV screen)",
-            "Password: %s" % password,
-        ]
-    )
+    wifi = ["Network: %s" % ssid, "Password: %s" % password]
     return [("1. Join the Wi-Fi", wifi), ("2. Open the game", [url])]
 
 
@@ -143,21 +141,20 @@ def _modules(code):
 
 def _layout(ssid, password, url):
     """What goes where on the card, top-down coordinates in points: texts and QR boxes."""
-    texts = [(CARD_W / 2, 34, 22, "Maze Duel", True)]
+    texts = [(CARD_W / 2, 26, 18, "Maze Duel", True)]
     boxes = []
-    y = 56
+    y = 34
     for (heading, words), text in zip(
-        _lines(ssid, password, url), (wifi_payload(ssid, password) if ssid else None, url)
+        _lines(ssid, password, url), (wifi_payload(ssid, password), url)
     ):
-        texts.append((CARD_W / 2, y + 10, 13, heading, True))
-        y += 18
-        if text is not None:
-            boxes.append((text, (CARD_W - 120) / 2, y, 120))
-            y += 124
+        texts.append((CARD_W / 2, y + 10, 12, heading, True))
+        y += 12
+        boxes.append((text, (CARD_W - QR_SIZE) / 2, y, QR_SIZE))  # the quiet zone in it
+        y += QR_SIZE
         for word in words:
-            texts.append((CARD_W / 2, y + 9, 10, word, False))
-            y += 13
-        y += 10
+            texts.append((CARD_W / 2, y + 4, 10, word, False))
+            y += 12
+        y += 6
     texts.append(
         (CARD_W / 2, CARD_H - 16, 8, "Point the phone camera at a code, then tap it.", False)
     )
@@ -253,11 +250,7 @@ def write_card(out, ssid, password, url):
     ):
         (out / name).write_bytes(data)
         written.append(out / name)
-    codes = [("url-qr.png", url)]
-    if ssid:
-        codes.insert(0, ("wifi-qr.png", wifi_payload(ssid, password)))
-    else:
-        (out / "wifi-qr.png").unlink(missing_ok=True)
+    codes = [("wifi-qr.png", wifi_payload(ssid, password)), ("url-qr.png", url)]
     for name, text in codes:
         qr(text).save(str(out / name), kind="png", scale=10, border=4)
         written.append(out / name)
@@ -266,7 +259,10 @@ def write_card(out, ssid, password, url):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--settings", help="the board's settings.json (ssid, password, http_port)")
+    parser.add_argument(
+        "--settings",
+        help="the board's settings.json (ssid, password, http_port); default ./settings.json",
+    )
     parser.add_argument("--ssid", help="the network name, when settings.json has none")
     parser.add_argument("--url", help="the game's address (default http://192.168.4.1/)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for the card files")
@@ -275,19 +271,25 @@ def main(argv=None):
     if args.lan_address:  # for tools/run_host.sh (make run LAN=1)
         print(lan_address())
         return 0
+    settings = args.settings
+    if settings is None and Path("settings.json").is_file():
+        settings = "settings.json"  # the board's, fetched as docs/hardware.md says
+        print("card: the settings of ./settings.json")
     try:
-        ssid, password, url = join_info(read_settings(args.settings), args.ssid, args.url)
+        ssid, password, url = join_info(read_settings(settings), args.ssid, args.url)
+        if not ssid:
+            raise CardError(
+                "no network name: %s has no ssid. Pass the name the board printed at boot "
+                "and the TV shows (make card SSID=MazeDuel-1A2B, or --ssid), or a settings.json "
+                "with an ssid (make card SETTINGS=path/to/settings.json)"
+                % (settings or "there is no ./settings.json, and it")
+            )
         written = write_card(args.out, ssid, password, url)
     except CardError as err:
         print("join_card: error: %s" % err, file=sys.stderr)
-        return 1
+        return 2
     for path in written:
         print("card: %s (%d bytes)" % (path, path.stat().st_size))
-    if not ssid:
-        print(
-            "card: no network name (settings.json has no ssid): the card shows the game's QR "
-            "code and says to join MazeDuel-XXXX; pass SSID=... to add the Wi-Fi code"
-        )
     return 0
 
 

@@ -20,8 +20,8 @@ ENTRY = 8  # bytes of an entry
 MAGIC = b"MDLG"
 FORMAT = 1  # the header's format version
 RULES = 1  # the rules version
-MOVE, DROP, CLOCK, FORFEIT, CHECK, END = 1, 2, 3, 4, 5, 6  # entry kinds
-KIND_NAMES = ("", "move", "drop", "clock", "forfeit", "check", "end")
+MOVE, DROP, CLOCK, FORFEIT, CHECK, END, LIMIT = 1, 2, 3, 4, 5, 6, 7  # entry kinds
+KIND_NAMES = ("", "move", "drop", "clock", "forfeit", "check", "end", "limit")
 AFTER_END, DIGEST, RESULT, REFUSED = 1, 2, 3, 4  # Replay.reason's kinds of mismatch
 PROBLEMS = {
     AFTER_END: "an entry after the end",
@@ -168,7 +168,7 @@ def export(data):
                 item["dir"] = rules.DIR_NAMES[arg]
         elif kind == FORFEIT:
             item.update(seat=seat, t=value)
-        elif kind == CLOCK:
+        elif kind in (CLOCK, LIMIT):
             item["t"] = value
         elif kind == CHECK:
             item.update(digest="%08x" % value, seq_low=aux, at="resume" if arg else "end")

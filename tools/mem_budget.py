@@ -61,7 +61,6 @@ from board_run import (
     RUN_SETTINGS,
     BoardRun,
     budget_heap,
-    build,
     deploy,
     gateway_heap,
     heap_label,
@@ -488,6 +487,11 @@ def main(argv=None):
     )
     parser.add_argument("--image", help="use this built image instead of building one")
     parser.add_argument(
+        "--march",
+        help="build the image with mpy-cross -march (MARCH): xtensawin makes the view writers' "
+        "machine code unloadable on the unix port, so the board runs their Python fallback",
+    )
+    parser.add_argument(
         "--ruleset", help="the ruleset the board plays (settings.json's ruleset; default classic)"
     )
     parser.add_argument("--preset", help="the maze every ruleset plays (settings.json's preset)")
@@ -521,7 +525,7 @@ def main(argv=None):
         work = Path(tempfile.mkdtemp(prefix="mem-image-"))
         image = work / "image"
         try:
-            build(image)
+            build_image.build(image, march=args.march, log=lambda *a: None)
         except build_image.BuildError as err:
             print("mem_budget: error: %s" % err, file=sys.stderr)
             return 2

@@ -51,6 +51,7 @@ class _Settings:
     idle_timeout_ms = 60000
     max_observers = 4
     log_keep = 8
+    max_moves = 2000
     ruleset = None
 
 

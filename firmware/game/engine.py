@@ -421,6 +421,17 @@ class Match:
         self._finish(_RESULT_FORFEIT, 3 - player)
         return _OK
 
+    def draw(self, time_ms):
+        """The match reached the board's length limit (net.match_host, max_moves): a draw."""
+        self.ev_count = 0
+        if not _is_int(time_ms) or time_ms < self.now or time_ms > _CLOCK_LIMIT_MS:
+            return _BAD_COMMAND
+        self._advance(time_ms)
+        if self.phase != _COUNTDOWN and self.phase != _ACTIVE:
+            return _PHASE
+        self._finish(_RESULT_DRAW, 0)
+        return _OK
+
     # ---- queries -----------------------------------------------------------------------
 
     def radius(self, player):

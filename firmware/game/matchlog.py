@@ -28,6 +28,7 @@ _CLOCK = const(3)  # t: a clock advance that changed the state (countdown end, f
 _FORFEIT = const(4)  # seat, t
 _CHECK = const(5)  # aux = state_seq & 0xFF, value = digest; arg 1: written at a resume
 _END = const(6)  # seat = winner, arg = result (0: abandoned), value = the clock at the end
+_LIMIT = const(7)  # t: the match reached the board's length limit (max_moves): a draw
 
 
 class Header:

@@ -34,7 +34,18 @@
 from game.compat import const
 from game.jsonbuf import ndigits, put, put_int
 from game.rules import PROTOCOL_VERSION, RECORD_MAX  # noqa: F401 (PROTOCOL_VERSION re-exported)
-from game.writers import write_objects, write_runs, write_seat
+
+# The writers' machine code, else the same functions as plain Python (byte-identical records):
+# an .mpy of another architecture (ValueError), no executable RAM (MemoryError), a firmware
+# without the native emitter (SyntaxError, ImportError) must not stop the board. WRITERS says
+# which run, and why not the machine code (the board logs it at boot and /status shows it).
+try:
+    from game.writers import KIND as WRITERS
+    from game.writers import write_objects, write_runs, write_seat
+except Exception as err:  # whatever stops the machine code: never a brick
+    from game.pywriters import write_objects, write_runs, write_seat
+
+    WRITERS = "python (%s: %s)" % (type(err).__name__, err)
 
 OBSERVER = const(0)  # the observer role; seats are 1 and 2
 MAX_CHUNKS = const(9)  # records per view (one digit); a 32x32 observer view needs 4

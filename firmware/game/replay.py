@@ -22,6 +22,7 @@ _CLOCK = const(3)
 _FORFEIT = const(4)
 _CHECK = const(5)
 _END = const(6)
+_LIMIT = const(7)
 
 # Replay's problems: (entry number, what, expected, got)
 _AFTER_END = const(1)  # an entry after the end (0, its kind)
@@ -66,7 +67,7 @@ class Replay:
         t = (buf[off + 2] & 0x3F) << 24 | Replay.uint(buf, off + 3, 3)
         if (
             kind < _MOVE
-            or kind > _END
+            or kind > _LIMIT
             or (kind <= _DROP or kind == _FORFEIT)
             and seat not in (1, 2)
         ):
@@ -154,6 +155,8 @@ class Replay:
                 self.accepted[seat] += 1
             elif kind == _CLOCK:
                 code = m.advance(value)
+            elif kind == _LIMIT:
+                code = m.draw(value)
             else:
                 code = m.forfeit(seat, value)
             if code != OK or m.state_seq == before:

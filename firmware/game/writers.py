@@ -8,10 +8,19 @@
 # ValueError, never a write past the buffer. A number's digits are written out where they
 # go, not by a helper: a call from one viper function to another goes through the runtime
 # (measured: ~1,300 instructions a call, 11,000 more per move).
+# The board never bricks on this module: if it cannot be loaded (a firmware without the
+# native emitter, an .mpy of another architecture, no executable RAM left), game.projector
+# imports game.pywriters instead, these same functions as plain Python (tools/build_image.py
+# derives it from this file for the image; docs/memory.md, "When the machine code cannot
+# load"). KIND says which ones run.
 try:
     import micropython
+
+    KIND = "viper"
 except ImportError:  # CPython
     from game.compat import micropython, ptr8
+
+    KIND = "python"
 
 
 @micropython.viper

@@ -24,7 +24,7 @@ def _start():
     board = wiring.wire()
     asyncio.create_task(board.dns.run(board.game.host.scratch))  # one buffer for all
     asyncio.create_task(board.game.run())
-    print(wiring.code_line())
+    print(wiring.code_line(board))
     wiring.forget(("net.wiring",))
     print(wiring.heap_line("ready"))
     micropython.mem_info()  # on the board: total/used/free and the largest free block

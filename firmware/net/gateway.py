@@ -43,6 +43,7 @@ from net.frames import (
     unmask,
     valid_utf8,
 )
+from net.limits import source_of
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
@@ -105,6 +106,7 @@ class Session:
     rest = None  # what the socket has not taken of a frame (rest_at: from which byte)
     rest_at = 0
     over = 0  # refusals for the rate limit, in thousandths, draining with time
+    addr = None  # the client's source address (net.limits.source_of): its device, for a seat
 
     def __init__(self, gateway, stream):
         self.gw = gateway
@@ -447,8 +449,9 @@ class Gateway:
         """The timer feeds watchdog (a machine.WDT, or None) from now on."""
         self.watchdog = watchdog
 
-    async def accept(self, request):
-        """Answer a WebSocket upgrade; returns the new Session, or None when refused."""
+    async def accept(self, request, addr=None):
+        """Answer a WebSocket upgrade (from the client's address addr, as accept() gave it);
+        returns the new Session, or None when refused."""
         stream = request.sock[1]
         if len(self.sessions) >= self.max_sessions:
             # Make room by closing the oldest socket that has not joined (nor is closing): a
@@ -466,6 +469,8 @@ class Gateway:
         # The place is taken before the handshake awaits: concurrent upgrades cannot all pass
         # the check above.
         session = Session(self, stream)
+        if addr is not None:
+            session.addr = source_of(addr)
         self.sessions.append(session)
         try:
             await WebSocket(request).handshake()

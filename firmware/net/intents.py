@@ -57,6 +57,10 @@ RATE_LIMITED = "RATE_LIMITED"  # over the inbound rate limit: not applied (repea
 RULES_FIXED = "RULES_FIXED"  # a `rules` intent on a board whose settings fix the ruleset
 NOT_CHOOSER = "NOT_CHOOSER"  # a `rules` intent from the seat that does not choose
 RESTART_PAUSE = "RESTART_PAUSE"  # a move in a resumed match before both players are back
+ONE_SEAT = "ONE_SEAT"  # a `join play` from a device (an address) that holds the other seat
+READY_TIMEOUT = "READY_TIMEOUT"  # the seat was not said ready in time: it is free (then close)
+LOG_FAILED = "LOG_FAILED"  # the match log's write failed (flash full or failing): not applied
+LOG_FULL = "LOG_FULL"  # no room on flash for a whole match's log: the match does not start
 
 # Intent names -> kinds. A tuple of pairs, never a dict (no reliance on dict order).
 INTENTS = (
@@ -103,12 +107,14 @@ def _seq(value):
 def _unprintable(code):
     """Code points a name never keeps: controls (C0, DEL, C1), lone surrogates (JSON escapes
     can make them; they are not valid UTF-8 to send on), invisible format and direction
-    controls, line separators, and the two noncharacters U+FFFE and U+FFFF."""
+    controls (but the zero-width joiner, which holds an emoji such as a family together),
+    line separators, and the two noncharacters U+FFFE and U+FFFF."""
     return (
         code < 32
         or 127 <= code < 160
         or 0xD800 <= code <= 0xDFFF
         or 0x200B <= code <= 0x200F
+        and code != 0x200D
         or 0x2028 <= code <= 0x202E
         or 0x2060 <= code <= 0x206F
         or code == 0xFEFF

@@ -32,7 +32,7 @@ from binascii import hexlify
 from hashlib import sha256
 
 from game.compat import const
-from game.matchlog import HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
+from game.matchlog import ENTRY_SIZE, HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
 from game.rules import CMD_MOVE, FINISHED, WAITING
 
 _MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
@@ -41,6 +41,10 @@ _CLOCK = const(3)
 _FORFEIT = const(4)
 _CHECK = const(5)
 _END = const(6)
+_LIMIT = const(7)
+# entries a match may have beyond its commands (clock entries, forfeit, checks, end, resumes)
+_SPARE = const(64)
+_ENOSPC = const(28)
 
 
 def log_path(folder, n, kind="log"):
@@ -70,6 +74,10 @@ class Journal:
         self.index = 0  # entries of the current match
         self.pending = 0  # ... of them only in the tail so far
         self.seq = 0  # the state sequence the log accounts for
+        # why the match log failed (a write raised): the match stops where its log does, and
+        # no command is acknowledged, until the board restarts; None while all is well
+        self.failed = None
+        self.short = None  # why the last match could not start (no room for its log)
 
     @staticmethod
     def remove(name):
@@ -177,28 +185,55 @@ class Journal:
             except (OSError, MemoryError) as exc:
                 self._drop(exc)
 
+    def room(self, host):
+        """Before a match starts: None when the log folder has room for a whole match's log
+        (host.max_moves commands and the entries around them) twice over (the log, and a
+        resume's rewrite beside it), the oldest log beyond the number kept deleted first;
+        else why not (self.short): the match does not start (LOG_FULL)."""
+        self.short = None
+        if self.path is None:
+            return None
+        k = self.number + 1 - self.size
+        Journal.remove(log_path(self.path, k))
+        Journal.remove(log_path(self.path, k, "bad"))
+        try:
+            s = os.statvfs(self.path)
+            # two logs of whole blocks, and two blocks for the tail and LittleFS's copies
+            k = (HEADER_SIZE + ENTRY_SIZE * (host.max_moves + _SPARE)) // s[1] + 1
+            if s[4] >= 2 * k + 2:
+                return None
+        except OSError:
+            pass
+        self.short = "the board's storage is full"
+        return self.short
+
     def push(self, m, seat, intent):
         """An accepted move or drop (seat's intent, before its last_c moves on): on flash
-        before its ack is posted. intent None: seat forfeited."""
+        before its ack is posted. intent None: seat forfeited; seat None too: the match reached
+        its length limit (a draw). Returns None once on flash, else why not: then nothing
+        may be acknowledged (LOG_FAILED) (the match stops, net.match_host._halt)."""
         self.seq = m.state_seq
-        if intent is None:
+        if seat is None:
+            self._emit(_LIMIT, 0, 0, 0, m.now)
+        elif intent is None:
             self._emit(_FORFEIT, seat.number, 0, 0, m.now)
-            return
-        step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
-        kind = _MOVE if m.done_kind == CMD_MOVE else _DROP
-        self._emit(kind, seat.number, intent.direction, step, m.now)
+        else:
+            step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
+            kind = _MOVE if m.done_kind == CMD_MOVE else _DROP
+            self._emit(kind, seat.number, intent.direction, step, m.now)
+        return self.failed
 
     def changed(self, host):
         """After an engine call, before its events go out: a change nothing logged explains
         came from the clock (countdown end, finish window); the end closes the log and returns
         the `fair` message with the seed, for everyone (else None)."""
         m = host.match
-        if self.done or m.phase == WAITING:
-            return None
+        if self.done or m.phase == WAITING or self.failed is not None:
+            return None  # (a failed log: the seed stays secret, the match stays where it was)
         if m.state_seq != self.seq:
             self.seq = m.state_seq
             self._emit(_CLOCK, 0, 0, 0, m.now)
-        if m.phase == FINISHED:
+        if m.phase == FINISHED and self.failed is None:
             self._emit(_CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
             return self.end(host, m.winner, m.result)
         return None
@@ -248,9 +283,13 @@ class Journal:
     def end(self, host, winner, result):
         """The last entry, the tail folded into the log; returns the `fair` message that
         reveals the seed, for everyone. Also ends a resumed match whose players both stayed
-        away (winner and result 0: abandoned)."""
-        self.done = True
+        away (winner and result 0: abandoned). When the end cannot be written (self.failed)
+        the match is not over on flash: its seed stays secret (the message names only the
+        commitment) and it stays the match in progress."""
         self._emit(_END, winner, result, 0, host.match.now)
+        if self.failed is not None:
+            return self.fair(host)
+        self.done = True
         if self.stream is not None:
             try:
                 if self.pending:
@@ -259,22 +298,30 @@ class Journal:
                 self.stream.close()
                 os.remove(log_path(self.path, self.opened, "tail"))
             except (OSError, MemoryError) as exc:
-                self._drop(exc)
+                # the end is on flash, in the tail: the next boot folds it into the log
+                self.log("log: match log %d: tail kept: %r" % (self.opened, exc))
+                self._close()
         self.main = self.stream = None
         self.opened = 0
         return self.fair(host)
 
-    def _drop(self, exc):
-        # a full flash, a failed write, or no heap for the file's objects: the match goes on
-        # without its log (its fair message then names none)
-        gc.collect()
-        self.log("log: match log %d lost: %r" % (self.number, exc))
+    def _close(self):
         for f in (self.main, self.stream):
             try:
                 f.close()
             except (OSError, AttributeError):
                 pass
         self.main = self.stream = None
+
+    def _drop(self, exc):
+        # a full flash, a failed write, or no heap for the file's objects: nothing more is
+        # acknowledged (push() says LOG_FAILED), the match stops where its log does
+        gc.collect()
+        self.failed = "the board's storage failed (%r)" % (exc,)
+        if getattr(exc, "errno", 0) == _ENOSPC:
+            self.failed = "the board's storage is full"
+        self.log("log: match log %d failed: %s" % (self.number, self.failed))
+        self._close()
         self.used = 0
 
 
@@ -288,9 +335,9 @@ def use(journal, folder, number):
     journal.number = number
 
 
-def reopen(journal, n, head, count, seq):
-    """Log n (its header head, count entries, the match at state sequence seq) goes on:
-    the match it logs resumes (net.resume)."""
+def reopen(journal, n, head, count, seq, handles):
+    """Log n (its header head, count entries, the match at state sequence seq) goes on, in
+    files (the log and its tail, open: net.resume made them): the match it logs resumes."""
     journal.seed = head.seed
     journal.digest = head.digest
     journal.series = head.series
@@ -299,21 +346,24 @@ def reopen(journal, n, head, count, seq):
     journal.index = count
     journal.pending = 0
     journal.seq = seq
-    journal.main = open(log_path(journal.path, n), "ab")
-    journal.stream = open(log_path(journal.path, n, "tail"), "w" + "b")
-    journal.flush()
+    journal.main, journal.stream = handles
 
 
 def add_log_route(app, journal):
     """GET /log?n=N: match N's log, once the match has ended (the log of the match in progress
-    is never served: its header holds the secret seed). Run once by the wiring, which then
+    is never served: its header holds the secret seed); n=N.bad: the log kept aside as
+    match-N.bad (docs/log.md). Run once by the wiring, which then
     deletes this function (net/wiring.py, drop_boot_code): the handler lives on."""
     from microdot import Response
 
     def logs(request):
         q = request.query_string  # n=N (the board's Microdot does not parse query strings)
         n = q[2:] if q[:2] == "n=" else ""
-        name = log_path(journal.path, n)
+        kind = "log"
+        if n[-4:] == ".bad":
+            n = n[:-4]
+            kind = "bad"
+        name = log_path(journal.path, n, kind)
         try:
             size = os.stat(name)[6]
         except OSError:

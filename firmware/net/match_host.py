@@ -29,7 +29,7 @@ from net import intents, messages
 from net.compat import heap_note, heap_report, ticks_diff, ticks_ms
 from net.frames import MAX_MESSAGE
 from net.journal import Journal
-from net.seats import Seat
+from net.seats import Seat, ask_ready, ready_left, seat_for, time_out
 
 # Numbers of other firmware modules, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py).
@@ -84,6 +84,10 @@ class MatchHost:
         # after a restart waits for both players, its clock stopped
         self.journal = Journal(getattr(settings, "log_keep", 8), log)
         self.paused = False
+        # a match's length limit: at this many accepted commands it ends as a draw (the room
+        # its log needs on flash is then bounded: docs/log.md)
+        self.max_moves = getattr(settings, "max_moves", 2000)
+        self.halted = False  # the log failed: paused until the board restarts (_halt)
         # The ruleset (game.rulesets): the one settings.json names (fixed), or classic, which
         # the lobby may change; and what settings.json fixes for every ruleset (None: the
         # ruleset's own).
@@ -107,6 +111,10 @@ class MatchHost:
         self.full_tv = getattr(settings, "tv", "players") == "full"
         self.chooser = 0  # the first seated player (of those seated now), who may choose
         self.idle_ms = settings.idle_timeout_ms
+        # a seated player facing an opponent in the waiting room must say ready this soon (0: no
+        # limit), or the seat is free for someone else: nobody holds the room
+        self.ready_ms = getattr(settings, "ready_timeout_ms", 0)
+        self.ready_left = ready_left  # (net.seats': the room line's rl, ready_left(host, seat))
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
@@ -153,9 +161,15 @@ class MatchHost:
     def _new_match(self):
         """A match of the ruleset chosen (with what settings.json fixes); its grace too."""
         fix = self._fix
+        m = rulesets.new_match(self._seed(), self.ruleset, fix[0], fix[1], fix[2], self.scratch)
+        self._fit(m)
+        return m
+
+    def _fit(self, m):
+        # m is the match of the ruleset chosen: its grace, and the end of a match's buffers
+        fix = self._fix
         entry = self._built = self.ruleset
         self.grace_ms = entry[rulesets.GRACE_MS] if fix[3] is None else fix[3]
-        m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2], self.scratch)
         # the end of a match's buffers, for this maze's size: the cells stood on (seat 1's
         # bitset, then seat 2's) and the reveal's frames (made now, not at the end)
         n = m.width * m.height
@@ -164,7 +178,6 @@ class MatchHost:
             gc.collect()
             self.trail = bytearray(2 * ((n + 7) >> 3))
             self.reveal = messages.maze_buffers(n)
-        return m
 
     def _zero_score(self):
         # in place: the list lives as long as the host (a new one, made late, would sit
@@ -258,25 +271,33 @@ class MatchHost:
             self._post_rules(session)
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
-            seat = None
-            for number in (1, 2):
-                if self.seats[number].token is None:
-                    seat = self.seats[number]
-                    break
+            seat = seat_for(self.seats, getattr(session, "addr", None))
+            if seat is False:
+                self._err(session, -1, intents.ONE_SEAT)  # one device, one seat
+                return
             if seat is None:
                 self._refuse_full(session)
                 return
             seat.take(intent.name)
             self.score[1] = self.score[2] = 0  # a new player: a new series
+            if self.match.phase == _FINISHED:
+                # a newcomer never sees (nor is named in) the last match's result
+                self._fresh()
             if not self.chooser:
                 self.chooser = seat.number
                 self._post_rules(None)
             self._bind(session, seat)
+            ask_ready(self.seats, self.ticks_ms())  # (each player's time to say ready starts)
             session.post_text(messages.welcome_player(self, seat, False))
             self._post_rules(session)
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)  # the commitment (the seed, after the end)
-        if self.paused and self.seats[1].session is not None and self.seats[2].session is not None:
+        if (
+            self.paused
+            and self.journal.failed is None
+            and self.seats[1].session is not None
+            and self.seats[2].session is not None
+        ):
             self.paused = False  # a resumed match goes on once both players are back
             self.log("log: both players are back")
         if self.match.phase == _FINISHED:
@@ -346,7 +367,11 @@ class MatchHost:
             self.match.phase == _WAITING
             or (
                 self.match.phase == _FINISHED
-                and (self.ruleset[rulesets.BEST_OF] == 1 or self.series_over())
+                and (
+                    self.ruleset[rulesets.BEST_OF] == 1
+                    or self.series_over()
+                    or self.seats[3 - role].token is None  # the series ended with its seat
+                )
             )
         ):
             # a match or a series runs: the choice is for before the next one
@@ -363,6 +388,7 @@ class MatchHost:
         # both confirm again: what they said ready to was another game
         self.seats[1].ready(False)
         self.seats[2].ready(False)
+        ask_ready(self.seats, self.ticks_ms())
         if self.match.phase == _WAITING:
             self.match = self._new_match()
             self.views.follow(self.match)
@@ -377,7 +403,7 @@ class MatchHost:
         session.kill(_CLOSE_ROOM_FULL, "room full")
 
     def _bind(self, session, seat, name=None):
-        seat.bind(session, name)
+        seat.bind(session, name, getattr(session, "addr", None))
         self.views.attach(session, seat.number)
 
     def _command(self, session, seat, intent):
@@ -417,8 +443,9 @@ class MatchHost:
             self._err(session, c, rules.CODE_NAMES[_PHASE])
             return
         if self.paused:
-            # until both players are back (docs/log.md)
-            self._err(session, c, intents.RESTART_PAUSE)
+            # until both players are back, or (the log failed) until the board restarts
+            code = intents.RESTART_PAUSE if self.journal.failed is None else intents.LOG_FAILED
+            self._err(session, c, code)
             return
         before = m.state_seq
         if kind == intents.MOVE:
@@ -428,7 +455,10 @@ class MatchHost:
         if code == _OK:
             code = m.process()  # the FIFO never holds more than this one entry
         if code == _OK:
-            self.journal.push(m, seat, intent)  # on flash before the ack
+            if self.journal.push(m, seat, intent):  # on flash before the ack, or no ack
+                self._halt()
+                self._err(session, c, intents.LOG_FAILED)
+                return
             seat.applied(c, True)
             if kind == intents.MOVE:
                 self.moves[seat.number] += 1
@@ -468,8 +498,15 @@ class MatchHost:
         m = self.match
         if m.phase == _COUNTDOWN or m.phase == _ACTIVE:
             before = m.state_seq
-            m.advance(self.now_ms())  # ends the countdown and the finish window on time
+            if self.paused or self.seats[1].accepted + self.seats[2].accepted < self.max_moves:
+                m.advance(self.now_ms())  # ends the countdown and the finish window on time
+            elif m.draw(self.now_ms()) == _OK:  # the length limit: a draw, on flash
+                self.journal.push(m, None, None)
+                self.log("game: match %d reached max_moves: a draw" % self.match_no)
             self._after(before)
+        for number in (1, 2):
+            if ready_left(self, self.seats[number]) == 0:
+                time_out(self, self.seats[number])
         now = self.ticks_ms()
         for number in (1, 2):
             seat = self.seats[number]
@@ -479,6 +516,8 @@ class MatchHost:
 
     def _expire(self, seat):
         m = self.match
+        if self.journal.failed is not None:
+            return  # the match stays as its log has it until the board restarts
         if self.paused and self.seats[1].hashed and self.seats[2].hashed:
             self._abandon()
             return
@@ -498,7 +537,25 @@ class MatchHost:
             self.chooser = other.number if other.token is not None else 0
             self._post_rules(None)
         self.log("game: seat %d free" % seat.number)
+        if m.phase == _FINISHED and self.seats[3 - seat.number].token is None:
+            self._fresh()  # its players are gone: the room waits afresh
         self._room()
+
+    def _fresh(self):
+        """A finished match whose players left, or whose freed seat a newcomer takes: the
+        room is a fresh waiting room (a new maze and match number, no result, nobody ready;
+        the series score is already zero)."""
+        if self._built is not self.ruleset:
+            self.match = self._new_match()
+            self.views.follow(self.match)
+        else:
+            self.match.reset(self._seed())
+        self.match_no += 1
+        self.seats[1].ready(False)
+        self.seats[2].ready(False)
+        gc.collect()  # the maze generation's temporaries
+        self.views.changed()
+        self.log("game: match %d waits" % self.match_no)
 
     def _abandon(self):
         """A resumed match whose players both stayed away for the whole grace period ends
@@ -532,6 +589,13 @@ class MatchHost:
             gc.collect()  # the maze generation's temporaries
         if m.phase != _WAITING:
             return
+        short = self.journal.room(self)  # room on flash for this match's whole log
+        if short:
+            s1.ready(False)
+            s2.ready(False)
+            self._send(_TO_ALL, messages.err(0, intents.LOG_FULL))
+            self._room()
+            return
         # the lobby's joins are over: the rules frame's room is the match's (a join during
         # the match makes it again), first of all (the match log's files and the messages of
         # the start may take its room)
@@ -550,6 +614,8 @@ class MatchHost:
         self.paused = False
         self.journal.begin(self)
         self.log("game: match %d starts" % self.match_no)
+        if self.journal.failed is not None:
+            self._halt()  # its header is not on flash: no move of it is acknowledged
         self._after(before, True)
         # the commitment, after the countdown's event and views (which then go out together,
         # as without a log) and long before a move can be accepted
@@ -571,6 +637,9 @@ class MatchHost:
             self.score[m.winner] += 1
         try:
             fair = self.journal.changed(self)  # on flash before anyone hears of it
+            if self.journal.failed is not None:
+                self._halt()  # not on flash: nobody hears of it
+                return
             if fair is not None:
                 self._send(_TO_ALL, fair)  # the end: the seed
             if m.ev_count:
@@ -587,6 +656,15 @@ class MatchHost:
                 heap_report("match %d finished" % self.match_no, self.log)
             except MemoryError:
                 self._lost()
+
+    def _halt(self):
+        """The match log failed (a full or failing flash): the match stops where its log
+        does, its clock too, and refuses every move with LOG_FAILED until the board restarts
+        and resumes it from the log (docs/log.md). Said once to everyone."""
+        if not self.halted:
+            self.halted = self.paused = True
+            self._send(_TO_ALL, messages.err(0, intents.LOG_FAILED))
+            self.log("game: match %d paused: %s" % (self.match_no, self.journal.failed))
 
     def _lost(self):
         gc.collect()
@@ -680,6 +758,8 @@ class MatchHost:
             % (rules.PHASE_NAMES[self.match.phase], self.ruleset[rulesets.ID], self.match_no),
             ',"players":%d,"seats":%d,"max_observers":%d,"observers":%d'
             % (present, held, self.max_observers, len(self.observers)),
+            # why the match is paused or does not start: its log (docs/log.md)
+            ',"log":"%s"' % (self.journal.failed or self.journal.short or "ok"),
         ]
 
 
@@ -687,29 +767,38 @@ class MatchHost:
 # wiring deletes them once the board runs (net.wiring.drop_boot_code: their bytecode is freed)
 
 
-def play(host, entry):
-    """The match to come is of ruleset entry (the one an interrupted match's log names),
-    unless settings.json fixes another."""
-    if entry is not host.ruleset and not host.fixed:
-        host.ruleset = entry
-        host.match = host._new_match()
-        host.views.follow(host.match)
+def scratch(host, entry):
+    """A match of ruleset entry as this board plays it (what settings.json fixes replaces
+    the ruleset's numbers), for net.resume to rebuild a logged match in; None when
+    settings.json fixes another ruleset. The host is not changed."""
+    if entry is not host.ruleset and host.fixed:
+        return None
+    fix = host._fix
+    return rulesets.new_match(0, entry, fix[0], fix[1], fix[2])
 
 
 def restore(host, restored):
-    """Apply what net.resume rebuilt (a net.resume.Restored): the series score, and, when
-    its match goes on (restored.n), the log, the match number, both seats (held for their
-    players' tokens), the clock from its last logged time, paused until both are back."""
+    """Apply what net.resume rebuilt (a net.resume.Restored): the ruleset (unless
+    settings.json fixes one) and the series score, and, when its match goes on (restored.n),
+    the match rebuilt, the log, the match number, both seats (held for their players' tokens),
+    the clock from its last logged time, paused until both are back. Nothing here fails on
+    the flash: net.resume has done all of that (its files are open)."""
     head = restored.head
     host.score[1] = head.series[2]
     host.score[2] = head.series[3]
-    if not restored.n:  # finished or abandoned: a new match
-        host.match.reset(host.journal.pick())
+    if not host.fixed:
+        host.ruleset = restored.entry
+    if not restored.n:  # finished or abandoned: a new match (of its ruleset)
+        host.match = host._new_match()
+        host.views.follow(host.match)
         return
     from net.journal import reopen  # (local names: the module functions are deleted later)
     from net.seats import restore as restore_seat
 
-    reopen(host.journal, restored.n, head, restored.count, restored.seq)
+    host.match = m = restored.match
+    host._fit(m)
+    host.views.follow(m)
+    reopen(host.journal, restored.n, head, restored.count, restored.seq, restored.handles)
     host.match_no = head.match_no
     now = host.ticks_ms()
     for s in (1, 2):

@@ -163,6 +163,8 @@ def room(host):
             if seat.session is None:
                 left = max(0, host.grace_ms - host.ticks_diff(now, seat.gone_at))
                 texts.append(',"left":%d' % left)
+            elif host.ready_left(host, seat) >= 0:  # the time left to say ready
+                texts.append(',"rl":%d' % host.ready_left(host, seat))
             texts.append("}")
         texts.append(",")
     texts[-1] = '],"obs":%d,"max_obs":%d,"sc":[%d,%d],"rs":"%s"}' % (

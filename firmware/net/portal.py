@@ -142,7 +142,7 @@ def add_status_route(app, board):
             stations = -1
         game = board.game
         server = board.server
-        parts = game.host.status()  # [b"{", the match's members in two pieces]
+        parts = game.host.status()  # [b"{", the match's members in three pieces]
         parts.append(
             ',"ssid":%s,"preset":%s'
             % (
@@ -150,6 +150,10 @@ def add_status_route(app, board):
                 json.dumps(board.config.preset or game.host.ruleset[rulesets.PRESET]),
             )
         )
+        parts.append(',"writers":%s' % json.dumps(board.writers))
+        # the Wi-Fi's password, for the TV's join panel and its Wi-Fi QR code (whoever can ask
+        # is on the network already; the join card prints it too)
+        parts.append(',"password":%s' % json.dumps(board.config.password))
         parts.append(
             ',"uptime_ms":%d,"stations":%d,"dns_answered":%d,"dns_ignored":%d'
             % (

@@ -8,6 +8,11 @@ import os
 from binascii import hexlify
 from hashlib import sha256
 
+from game.compat import const
+
+_CLOSE_NORMAL = const(1000)  # (net.frames' number, as a private const)
+_WAITING = const(0)  # (game.rules')
+
 
 def new_token():
     """A fresh seat token: 128 random bits as 32 lowercase hex characters."""
@@ -43,6 +48,8 @@ class Seat:
         self.accepted = 0  # moves and drops of this seat the engine accepted, this match
         self.gone_at = 0  # ticks_ms when the session went away
         self.leaving = False  # said "leave": expire at the next tick, no grace
+        self.asked = -1  # ticks_ms since when it must say ready (net.match_host), or -1
+        self.addr = None  # the source address of its player's device (net.limits.source_of)
 
     def take(self, name):
         """Give the free seat a new token and a name."""
@@ -52,12 +59,19 @@ class Seat:
     # What happens to a seat, said by the match host (net.match_host) and the match log's
     # resume (net.resume): the seat's fields are written here only.
 
-    def bind(self, session, name=None):
-        """session plays this seat from now on (a new name, if one is given)."""
+    def bind(self, session, name=None, addr=None):
+        """session plays this seat from now on (a new name, if one is given), from the device
+        of address addr (if known)."""
         self.session = session
         self.leaving = False
         if name:
             self.name = name
+        if addr is not None:
+            self.addr = addr
+
+    def ask(self, now):
+        """Its player must say ready, counting from ticks_ms now (-1: no longer)."""
+        self.asked = now
 
     def away(self, now):
         """The seat's session is gone: its reconnect grace period starts at ticks_ms now."""
@@ -92,6 +106,18 @@ class Seat:
             return True
         return False
 
+    def device(self, addr):
+        """True when this seat is held from the device of address addr: one device (one
+        address) holds at most one seat. 127.0.0.1 is no device: the host board's clients
+        (`make run`, the tests) all come from the machine it runs on."""
+        return (
+            self.token is not None
+            and addr is not None
+            and addr == self.addr
+            and addr != "127.0.0.1"
+            and addr != b"\x7f\x00\x00\x01"
+        )
+
     @staticmethod
     def token_hash(token):
         """What the match log keeps of a token: the first 16 bytes of its sha256."""
@@ -105,6 +131,58 @@ class Seat:
             self.hashed = ""
             return True
         return self.token is not None and same_token(self.token, token)
+
+
+# ---- nobody holds the room: the time to say ready (net.match_host's setting ready_ms) ---------
+
+
+def seat_for(seats, addr):
+    """The free seat a new player from address addr takes (seats: the host's (None, seat 1,
+    seat 2)); None when both are taken; False when that device holds one already."""
+    free = None
+    for number in (1, 2):
+        seat = seats[number]
+        if seat.device(addr):
+            return False
+        if free is None and seat.token is None:
+            free = seat
+    return free
+
+
+def ask_ready(seats, now):
+    """Both seats are taken (again), or what they said ready to changed: each player's time
+    to say ready starts at ticks_ms now (seats: the host's (None, seat 1, seat 2))."""
+    seats[1].ask(now)
+    seats[2].ask(now)
+
+
+def ready_left(host, seat):
+    """The ms seat has left to say ready, or -1 when no deadline runs for it: only in the
+    waiting room, present, facing an opponent, not ready yet, with a ready_ms set."""
+    if (
+        not host.ready_ms
+        or seat.asked < 0
+        or seat.want
+        or seat.session is None
+        or host.match.phase != _WAITING
+        or host.paused
+        or host.seats[3 - seat.number].token is None
+    ):
+        return -1
+    return max(0, host.ready_ms - host.ticks_diff(host.ticks_ms(), seat.asked))
+
+
+def time_out(host, seat):
+    """seat did not say ready in time: its player is told (READY_TIMEOUT) and closed, and the
+    seat is free at the host's next tick (as after a leave: no grace period)."""
+    from net import intents, messages  # (loaded long before: no import at boot)
+
+    session = seat.session
+    host.log("game: seat %d not ready in time" % seat.number)
+    session.post_text(messages.err(-1, intents.READY_TIMEOUT))
+    seat.leave(seat.last_c)
+    host.detach(session)
+    session.kill(_CLOSE_NORMAL, "ready timeout")
 
 
 # At boot only (net.match_host.restore): a module function, deleted once the board runs.

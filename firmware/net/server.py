@@ -179,7 +179,7 @@ class Server:
                 if res:
                     await res.write(stream)
                     return None
-            return await self.gateway.accept(req)
+            return await self.gateway.accept(req, addr)
         res = await app.dispatch_request(req)
         if res is not Response.already_handled:
             await res.write(stream)

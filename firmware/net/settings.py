@@ -49,11 +49,16 @@ FIELDS = (
     ("dns_port", 53, _INT, 1, 65535),
     ("reconnect_grace_ms", None, _INT, 0, 300000),  # a dropped player may come back this long
     ("idle_timeout_ms", 20000, _INT, 2000, 300000),  # silence after which a client is gone
+    # a seated player facing an opponent must say ready within this long or lose the seat; 0: off
+    ("ready_timeout_ms", 60000, _INT, 0, 600000),
     # 0: off. Otherwise a hardware watchdog resets the board when its game loop has not run
     # for this long (docs/hardware.md: with it on, stopping the program at the REPL resets too)
     ("watchdog_ms", 0, _INT, 0, 60000),
     # match logs kept on flash (the oldest are deleted; docs/log.md)
     ("log_keep", 8, _INT, 1, 100),
+    # moves and drops of both seats in one match: at this many the match ends as a draw, so
+    # the room a match's log needs on flash has a bound (docs/log.md)
+    ("max_moves", 2000, _INT, 20, 20000),
 )
 
 

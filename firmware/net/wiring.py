@@ -28,7 +28,7 @@ class Config:
 
 class Board:
     """What wire() built: config, bind, url, app, game (the gateway), dns, server, and what
-    /status reports besides (wlan, started). net.board runs it."""
+    /status reports besides (wlan, started, writers). net.board runs it."""
 
 
 def make_game(settings, log=print, ticks_ms=None):
@@ -108,11 +108,13 @@ def forget(names):
                 delattr(parent, attr)
 
 
-def code_line():
+def code_line(board):
     """Where the game's code was imported from: /rom (ROMFS: bytecode runs in place from
-    flash), .frozen (baked into the firmware) or the filesystem (.mpy copied into the heap)."""
+    flash), .frozen (baked into the firmware) or the filesystem (.mpy copied into the heap);
+    and which view writers run: "viper" (machine code), or "python (why)" when the machine
+    code could not load (game.projector.WRITERS)."""
     where = getattr(sys.modules.get("net.gateway"), "__file__", "?")
-    return "code: net.gateway from %s" % where
+    return "code: net.gateway from %s; writers: %s" % (where, board.writers)
 
 
 def heap_line(label):
@@ -139,7 +141,7 @@ def drop_boot_code():
 
     del portal.board_url, portal.add_portal_routes, portal.add_status_route
     del portal.add_client_routes, journal.add_log_route, journal.use, journal.reopen
-    del match_host.play, match_host.restore, seats.restore  # (net.resume's, at boot)
+    del match_host.scratch, match_host.restore, seats.restore  # (net.resume's, at boot)
     del rules.preset, captive_dns.ipv4_bytes  # (game.rulesets keeps its own reference)
 
 
@@ -183,6 +185,7 @@ def wire(step=_collect):
         step(name)
     from microdot import Microdot
 
+    from game.projector import WRITERS
     from net import portal
     from net.captive_dns import CaptiveDns
     from net.journal import add_log_route
@@ -208,6 +211,7 @@ def wire(step=_collect):
     board.server = server
     board.wlan = wlan
     board.started = started
+    board.writers = WRITERS
     portal.add_portal_routes(app, url, WEB_DIR)
     portal.add_status_route(app, board)
     portal.add_client_routes(app, WEB_DIR)

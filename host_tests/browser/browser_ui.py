@@ -51,17 +51,15 @@ __all__ = ["DIRS", "find_object", "path", "step"]
 
 # Every toast the page shows, in order, in window.__toasts (a page script of each Phone's page,
 # run before the page's own, whatever init scripts the test adds to the context). The page sets
-# the toast by its textContent: each text node added to #toast is one toast ("" clears it).
-# Until the parser has made #toast the whole document is watched, then only #toast.
+# the toast's markup (names in <bdi>) at once: each batch of changes to #toast is one toast, its
+# whole text ("" clears it). Until the parser has made #toast the whole document is watched,
+# then only #toast.
 TOAST_LOG = """
 (() => {
   const log = (window.__toasts = []);
   const take = (records) => {
-    for (const r of records) {
-      if (r.type === "characterData") { if (r.target.data) log.push(r.target.data); continue; }
-      if (r.target.id !== "toast") continue;
-      for (const n of r.addedNodes) if (n.textContent) log.push(n.textContent);
-    }
+    const el = document.getElementById("toast");
+    if (el.textContent && records.some((r) => el.contains(r.target))) log.push(el.textContent);
   };
   const early = new MutationObserver((records) => {
     const el = document.getElementById("toast");
@@ -98,10 +96,13 @@ class BrowserKit:
         options.update(extra)
         return Phone(self.chromium.new_context(**options), url)
 
-    def tv(self, url, **extra):
+    def tv(self, url, init_script=None, **extra):
         options = dict(TV_1080)
         options.update(extra)
-        return Phone(self.chromium.new_context(**options), url)
+        context = self.chromium.new_context(**options)
+        if init_script:
+            context.add_init_script(init_script)
+        return Phone(context, url)
 
 
 class Phone:
@@ -114,6 +115,8 @@ class Phone:
         self.frames = []  # (monotonic time, socket number, "sent"/"recv", parsed JSON or None)
         self.sockets = 0
         self.errors = []
+        self.requests = []  # every URL the page asked for
+        self.page.on("request", lambda request: self.requests.append(request.url))
         self.page.on("websocket", self._socket)
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.cdp = context.new_cdp_session(self.page)
@@ -400,9 +403,12 @@ class Phone:
     def release(self):
         self._touch("touchEnd")
 
-    def move(self, d, how):
+    def move(self, d, how, exact=True):
         """One step by `how` (pad, swipe, arrow, wasd) from the current cell; returns the new
-        cell once the page shows it (the board accepted the move and sent the view)."""
+        cell once the page shows it (the board accepted the move and sent the view). Not
+        exact (a walk, which plans its route again from wherever the page is): the page's
+        cell once it changed. A synthesized tap's lift can reach a loaded machine's page after
+        the move's cooldown, and the page then rightly repeats the held direction."""
         before = self.pos()
         if how == "pad":
             self.pad(d)
@@ -412,6 +418,9 @@ class Phone:
             self.key(d, wasd=how == "wasd")
         target = step(before, d, self.width)
         try:
+            if not exact:
+                self.wait_js("(b) => document.body.dataset.pos !== b", str(before))
+                return self.pos()
             self.wait_attr("pos", target)
         except AssertionError as err:
             raise AssertionError("a step %s by %s from %d: %s" % ("NESW"[d], how, before, err))
@@ -435,7 +444,7 @@ def walk(phone, maze, goal, avoid=(), methods=("pad",), drop_foreign=True):
             return here
         route = path(cells, w, h, here, goal, avoid) or path(cells, w, h, here, goal)
         assert route, "no route from %d to %d" % (here, goal)
-        phone.move(route[0], methods[k % len(methods)])
+        phone.move(route[0], methods[k % len(methods)], exact=False)
         carried = int(phone.attr("key"))
         if drop_foreign and carried and carried != seat:
             phone.drop_key()

@@ -82,16 +82,30 @@ def test_the_client_is_one_page_that_fetches_nothing_from_elsewhere():
     # module)
     script = "".join(p.read_text(encoding="utf-8") for p in sorted((WEB / "src").glob("*.js")))
     assert sorted(re.findall(r'fetch\("([^"]+)"', script)) == ["/help.html", "/status"]
-    assert sorted(set(re.findall(r"src='([^']+)'", script))) == ["/url.svg", "/wifi.svg"]
-    assert re.findall(r"import\(([^)]+)\)", script) == ["SHA256_MODULE"]
+    assert sorted(set(re.findall(r"src='([^']+)'", script))) == ["/url.svg"]
+    assert sorted(set(re.findall(r"import\(([^)]+)\)", script))) == [
+        "QR_MODULE",
+        "REFUSALS",
+        "SHA256_MODULE",
+    ]
     assert sorted(re.findall(r'fetch\("([^"]+)"', page)) == ["/help.html", "/status"]
-    assert re.findall(r'"(\./[^"]+)"', page) == ["./sha256.js"]
+    assert sorted(re.findall(r'"(\./[^"]+)"', page)) == ["./qr.js", "./refusals.js", "./sha256.js"]
 
 
 def test_the_board_image_serves_the_join_qr_codes_beside_the_page():
+    # the address's QR code as a file; the Wi-Fi's is drawn by the TV (qr.js) from /status,
+    # whatever the settings (a board without an ssid names its network after its MAC)
     files = web_files(settings={"ssid": "Maze Night", "password": "labyrinth42"})
-    assert sorted(files) == ["help.html", "index.html", "sha256.js", "url.svg", "wifi.svg"]
-    # no network name, no Wi-Fi code
-    assert sorted(web_files()) == ["help.html", "index.html", "sha256.js", "url.svg"]
-    for name in ("url.svg", "wifi.svg"):
-        assert files[name].startswith(b"<svg") and len(gzip_bytes(files[name])) < 2048
+    assert sorted(files) == [
+        "help.html",
+        "index.html",
+        "qr.js",
+        "refusals.js",
+        "sha256.js",
+        "url.svg",
+    ]
+    assert sorted(web_files()) == sorted(files)
+    assert files["url.svg"].startswith(b"<svg") and len(gzip_bytes(files["url.svg"])) < 2048
+    qr = files["qr.js"].decode()
+    assert "export{" in qr.replace(" ", "") and "import" not in qr  # lean-qr bundled in it
+    assert len(gzip_bytes(files["qr.js"])) < 3072  # flash, not the page's budget

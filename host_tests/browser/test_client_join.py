@@ -17,9 +17,11 @@ def test_names_a_full_room_and_a_full_audience(browser, board):
     try:
         ann.join("<i>Zoë</i>&")
         bob.join("Maximilianus Rex")
-        # Markup characters are dropped, names are cut to 12 characters; shown as text only.
+        # Markup characters are dropped, names are cut to 12 characters, visibly (an ellipsis);
+        # shown as text only.
         bob.wait_js("document.getElementById('who').textContent.includes('iZoë/i')")
-        assert "Maximilianus" in bob.text("#who") and "Rex" not in bob.text("#who")
+        assert "Maximilianu\u2026" in bob.text("#who") and "Rex" not in bob.text("#who")
+        assert bob.page.input_value("#nm") == "Maximilianu\u2026"
         assert bob.page.locator("#who i, #ov i").count() == 0
 
         # A third phone asks to play: both seats are taken, and it is told so, and why.
@@ -40,6 +42,35 @@ def test_names_a_full_room_and_a_full_audience(browser, board):
             assert not phone.errors, phone.errors
     finally:
         for phone in (ann, bob, carl, tv):
+            phone.close()
+
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # 7 code points
+SARA = "\u0633\u0627\u0631\u0629"  # an Arabic name, right to left
+
+
+def test_names_are_cut_between_graphemes_and_isolated(browser, board):
+    host = board()
+    ann = browser.phone(host.url)
+    bob = browser.phone(host.url)
+    tv = browser.screen(host.url)
+    try:
+        ann.join(FAMILY * 2)  # 14 code points: the second family does not fit, and is not split
+        bob.join(SARA)
+        tv.join(role="watch")
+        ann.wait_js("document.querySelectorAll('#who bdi').length === 2")
+        names = ann.page.evaluate(
+            "[...document.querySelectorAll('#who bdi')].map((b) => b.textContent)"
+        )
+        assert names == [FAMILY + "\u2026", SARA]
+        assert " vs " in ann.text("#who")
+        # every place a name shows isolates it: the waiting room, the TV's cards
+        for screen in (ann, tv):
+            screen.wait_js("document.querySelectorAll('#ov bdi').length >= 2")
+        tv.wait_js("document.querySelectorAll('#c1 bdi, #c2 bdi').length === 2")
+        assert not (ann.errors or bob.errors or tv.errors)
+    finally:
+        for phone in (ann, bob, tv):
             phone.close()
 
 

@@ -206,12 +206,16 @@ def test_refusals_an_absent_opponent_and_a_match_given_up(browser, board):
         assert ann.page.locator("#bReady").is_hidden()  # no rematch against an empty seat
         ann.shot("party-forfeit")
         assert ann.axe() == []
-        # Someone new sits down: now there is someone to play.
+        # Someone new sits down: a fresh waiting room, where Carl is never named in Bob's
+        # result (no "Carl gave up"), and a match of their own to be ready for.
         carl = browser.phone(host.url, IPHONE)
         carl.join("Carl")
         ann.wait_js("document.getElementById('who').textContent.includes('vs Carl')")
+        ann.wait_attr("phase", "waiting")
         ann.wait_js("!document.getElementById('bReady').hidden")
-        assert ann.text("#bReady") == "Rematch"
+        assert ann.text("#bReady") == "Ready" and ann.attr("result") == ""
+        assert carl.attr("phase") == "waiting" and carl.attr("result") == ""
+        assert "gave up" not in ann.page.locator("body").inner_text()
         assert not (ann.errors or bob.errors or carl.errors)
     finally:
         for phone in (ann, bob, phone_of_bob, carl):

@@ -80,13 +80,15 @@ def test_a_party_match_on_two_phones_and_a_tv(browser, board):
     try:
         tv.wait_attr("screen", "watch")
         tv.wait_attr("conn", "on")
-        # The waiting room on the TV: both QR codes, large, the network and the address.
+        # The waiting room on the TV: both QR codes, large (the Wi-Fi's drawn by the page), the
+        # network, its password and the address.
         tv.wait_js(
             "[...document.querySelectorAll('#ov .qr img')].filter((i) => i.complete &&"
-            " i.naturalWidth > 0).length === 2"
+            " i.naturalWidth > 0).length === 1 && !!document.querySelector('#ov .qr svg')"
         )
-        for img in tv.page.locator("#ov .qr img").all():
-            assert img.bounding_box()["width"] >= 250
+        for code in tv.page.locator("#ov .qr img, #ov .qr svg").all():
+            assert code.bounding_box()["width"] >= 250
+        tv.wait_js("document.getElementById('ov').textContent.includes('password mazeduel')")
         tv.wait_js("document.getElementById('ov').textContent.includes('Party Maze')")
         assert host.url in tv.text("#ov")
         assert tv.axe() == []
@@ -219,7 +221,9 @@ def test_a_party_match_on_two_phones_and_a_tv(browser, board):
             phone.wait_attr("end", "1")
             phone.wait_attr("rv", str(w * h))
             phone.wait_attr("path", "%d,%d" % (len(ann_cells), len(bob_cells)))
-            phone.wait_js("document.getElementById('end').textContent.includes('Series: Ann 1')")
+            phone.wait_js(
+                "document.getElementById('end').textContent.includes('Ann 1 \u2013 0 Bob')"
+            )
             rows = phone.page.locator("#end tr").all_inner_texts()
             ann_row = next(r for r in rows if "Ann" in r)
             bob_row = next(r for r in rows if "Bob" in r)
@@ -231,7 +235,7 @@ def test_a_party_match_on_two_phones_and_a_tv(browser, board):
                 phone.text("#bReady") == "Rematch" and phone.page.locator("#bReady").is_visible()
             )
         tv.wait_attr("path", "%d,%d" % (len(ann_cells), len(bob_cells)))
-        tv.wait_js("document.getElementById('res').textContent.includes('Series: Ann 1')")
+        tv.wait_js("document.getElementById('res').textContent.includes('Ann 1 \u2013 0 Bob')")
         assert tv.page.locator("#ov").is_hidden()
         ann.shot("party-result")
         bob.shot("party-result-loser")

@@ -113,7 +113,7 @@ def test_every_shipped_ruleset_plays_end_to_end(browser, board):
                 for phone in (ann, bob):
                     phone.wait_js(
                         "document.getElementById('series').textContent === "
-                        "'Series: Ann 1 \u2013 0 Bob (best of %d)'" % entry[13]
+                        "'Ann 1 \u2013 0 Bob, best of %d'" % entry[13]
                     )
                 ann.shot("series-%s" % rid)
         finally:

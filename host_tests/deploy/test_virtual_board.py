@@ -194,10 +194,17 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
     assert "microdot.helpers" not in modules  # trimmed: nothing the board runs uses it
     assert not [p for p in listed if p.startswith("lib/")]
     assert not [p for p in listed if "hostboard" in p or p.split("/")[-1] == "network.py"]
-    # the web files: the minified page, the help's text and the SHA-256 module it fetches when
-    # needed, and the game's QR code (no network name: no Wi-Fi one)
+    # the web files: the minified page, the help's text, the SHA-256 module and the TV's QR
+    # module it fetches when needed, and the game's QR code
     web = build_image.web_files()
-    assert sorted(web) == ["help.html", "index.html", "sha256.js", "url.svg"]
+    assert sorted(web) == [
+        "help.html",
+        "index.html",
+        "qr.js",
+        "refusals.js",
+        "sha256.js",
+        "url.svg",
+    ]
     for name, data in web.items():
         packed = image / "web" / (name + ".gz")
         assert gzip.decompress(packed.read_bytes()) == data
@@ -419,6 +426,8 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
             stdin=subprocess.DEVNULL,
         )
         assert made.returncode == 0, made.stdout + made.stderr
+        # make deploy picks the layout by itself: no ROMFS on the unix port, so the filesystem
+        assert "layout: filesystem (the firmware has no ROMFS support" in made.stdout
         engine = build_image.image_modules(tmp_path / "img")["game.engine"] + ".mpy"
         assert (flash / "main.py").is_file() and (flash / engine).is_file()
         assert json.loads((flash / "settings.json").read_text()) == settings  # left alone
@@ -513,6 +522,40 @@ def test_deploy_romfs_refuses_a_board_without_romfs(image, romfs, board):
     result = deploy(board, image, "--romfs")
     one_line_error(result, 6, "no ROMFS support", "without ROMFS=1")
     assert board_files(board) == []
+
+
+def test_deploy_auto_picks_the_filesystem_on_a_board_without_romfs(image, tmp_path, board):
+    """--auto (make deploy): the board's answer decides; the unix port has no vfs.rom_ioctl,
+    so the code goes to the filesystem, and one line says so (the ROMFS image is built beside
+    the image all the same, for a board that has a partition)."""
+    copy = tmp_path / "img"
+    shutil.copytree(image, copy)
+    shutil.copyfile(build_image.names_path(image), build_image.names_path(copy))
+    result = deploy(board, copy, "--auto")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "layout: filesystem (the firmware has no ROMFS support (no vfs.rom_ioctl)): the code "
+        "goes to the flash's file system" in result.stdout.splitlines()
+    )
+    assert build_image.romfs_path(copy).is_file()
+    engine = build_image.image_modules(copy)["net.gateway"] + ".mpy"
+    assert engine in board_files(board)
+
+
+@pytest.mark.parametrize(
+    "state, size, chosen, words",
+    [
+        (0, 0, False, "no ROMFS support"),
+        (-1, 0, False, "no ROMFS partition"),
+        (1, 1000, False, "does not fit its ROMFS partition (1000 bytes)"),
+        (1, 131072, True, "a ROMFS partition of 131072 bytes"),
+    ],
+)
+def test_deploy_auto_takes_romfs_when_the_partition_holds_the_code(state, size, chosen, words):
+    board = deploy_tool.Board()
+    board.romfs_state, board.romfs_size = state, size
+    use, why = deploy_tool.choose_layout(board, 60000)
+    assert use is chosen and words in why
 
 
 def test_deploy_romfs_needs_the_romfs_image(image, tmp_path, board):

@@ -239,12 +239,14 @@ def test_torn_or_garbage_tails_are_dropped_at_boot(tmp_path):
     assert (len(data) - HEADER) % ENTRY == 0 and check(data)["problem"] is None
 
 
-def test_an_unreadable_log_is_removed(tmp_path):
-    (tmp_path / "match-3.log").write_bytes(b"MDLG\x01" + b"\x00" * 40)  # cut inside its header
+def test_an_unreadable_log_is_kept_aside(tmp_path):
+    cut = b"MDLG\x01" + b"\x00" * 40
+    (tmp_path / "match-3.log").write_bytes(cut)  # cut inside its header
     room = Room(tmp_path)
-    assert room.resumed == 0 and _files(tmp_path) == []  # removed: nothing in it counted
+    assert room.resumed == 0 and _files(tmp_path) == ["match-3.bad"]  # kept, never replayed
+    assert (tmp_path / "match-3.bad").read_bytes() == cut
     room.seat().start()
-    assert _files(tmp_path) == ["match-4.log", "match-4.tail"]  # numbers go on
+    assert _files(tmp_path) == ["match-3.bad", "match-4.log", "match-4.tail"]  # numbers go on
 
 
 def test_a_resume_nobody_comes_back_to_is_abandoned(tmp_path):

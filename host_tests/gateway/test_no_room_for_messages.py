@@ -2,11 +2,12 @@
 # cannot be made (MemoryError), the move it answers is still applied, logged and shown in the
 # views, and the end of a match still has its result, score and log; only messages are lost.
 import pytest
+import test_match_host
 from test_match_host import Clock, FakeSession, make_host, seated_pair, send, walk_host
 
 from bots import DIRS
 from game import rules
-from net import match_host, messages
+from net import messages
 
 
 class Fail:
@@ -43,7 +44,8 @@ def test_a_move_whose_ack_has_no_room_is_applied_logged_and_shown(monkeypatch):
     where, seq, logged = m.pos[1], m.state_seq, host.journal.index
     epoch = host.views.epoch
     clock.wait(150)
-    monkeypatch.setattr(match_host, "frame", Fail(match_host.frame))
+    # the session frames the ack (net.gateway.Session.post_text; FakeSession does the same)
+    monkeypatch.setattr(test_match_host, "framed", Fail(test_match_host.framed))
     with pytest.raises(MemoryError):  # the gateway closes this session (1011)
         send(host, a, '{"t":"move","c":2,"d":"%s"}' % DIRS[d])
     assert m.pos[1] != where and m.state_seq > seq  # applied
@@ -93,7 +95,8 @@ def test_the_end_of_a_match_survives_events_with_no_room(monkeypatch):
     assert host.match.phase == rules.ACTIVE and host.match_no == 2
 
 
-def test_no_room_to_open_the_log_plays_the_match_without_one(monkeypatch, tmp_path):
+def test_no_room_to_open_the_log_pauses_the_match(monkeypatch, tmp_path):
+    # no ack without the log (docs/log.md, "When the flash fails"): the match is paused
     from net import journal
     from net.resume import resume
 
@@ -106,10 +109,8 @@ def test_no_room_to_open_the_log_plays_the_match_without_one(monkeypatch, tmp_pa
     monkeypatch.setattr(journal, "open", Fail(open), raising=False)
     send(host, a, '{"t":"ready","c":1}')
     send(host, b, '{"t":"ready","c":1}')  # the match starts: its log cannot be opened
-    assert host.match.phase == rules.ACTIVE
-    assert any("match log 1 lost" in line and "MemoryError" in line for line in log)
-    assert a.last("fair")["commit"]  # the commitment still goes out before any move
-    send(host, b, '{"t":"leave","c":2}')
-    host.detach(b)
-    host.tick()
-    assert host.match.phase == rules.FINISHED and a.last("fair")["log"] == 0  # no log to offer
+    assert any("match log 1 failed" in line and "MemoryError" in line for line in log)
+    assert a.last("err") == {"t": "err", "code": "LOG_FAILED"} and host.paused
+    assert a.last("fair")["commit"] and "pre" not in a.last("fair")  # the seed stays secret
+    refused = send(host, a, '{"t":"move","c":2,"d":"N"}')
+    assert refused == {"t": "err", "c": 2, "code": "LOG_FAILED"}

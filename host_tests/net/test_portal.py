@@ -123,6 +123,8 @@ def test_what_the_page_fetches_when_needed_is_served_beside_it(host_board):
     for name, content_type in (
         ("help.html", "text/html; charset=utf-8"),
         ("sha256.js", "text/javascript"),
+        ("qr.js", "text/javascript"),
+        ("refusals.js", "text/javascript"),
     ):
         status, headers, body = host_board.get("/" + name, host)
         assert status == 200
@@ -194,10 +196,12 @@ def test_status_reports_memory_and_counters(host_board, host_heap):
     # the board-sized heap holds both: nothing is measured outside it
     assert info["mem_free"] + info["mem_alloc"] <= heap_bytes(host_heap, struct.calcsize("P"))
     assert info["ssid"] == "MazeDuel-ABCD"  # from the stand-in MAC (tools/hostboard/machine.py)
+    assert info["password"] == "mazeduel"  # the default: the TV shows it, and its Wi-Fi QR code
     assert info["preset"] == "classic"
     assert info["stations"] == 0
     assert info["uptime_ms"] >= 0
     assert info["dns_answered"] >= 1  # the fixture's readiness query
+    assert info["writers"] == "viper"  # the view writers' machine code loaded (game.projector)
 
 
 def _raw(port, data, end=True):

@@ -60,8 +60,10 @@ DEFAULTS = (
     ("dns_port", 53),
     ("reconnect_grace_ms", None),
     ("idle_timeout_ms", 20000),
+    ("ready_timeout_ms", 60000),  # a seat not said ready in time is freed (docs/protocol.md)
     ("watchdog_ms", 0),  # off unless set (docs/hardware.md)
     ("log_keep", 8),  # match logs kept on flash (docs/log.md)
+    ("max_moves", 2000),  # a match's length limit: then a draw (docs/log.md)
 )
 
 

@@ -26,14 +26,16 @@ export function setHtml(el, html) {
   return true;
 }
 
+// text: markup (names in <bdi>)
 export function say(text) {
-  $("say").textContent = text;
+  $("say").innerHTML = text;
 }
 
+// text: markup (names in <bdi>); "" clears the toast
 export function toast(text, isError) {
   const el = $("toast");
   el.className = isError ? "err" : "";
-  el.textContent = (isError ? "\u2715 " : "") + text;
+  el.innerHTML = text && (isError ? "\u2715 " : "") + text;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => {
     el.textContent = "";

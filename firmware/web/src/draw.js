@@ -181,6 +181,8 @@ function paint() {
       }
     }
   } else {
+    // toasts at the edge of the maze away from the player's own pawn
+    $("stage").classList.toggle("lo", (Math.floor(own.p / w) - oy) * 2 >= vh);
     if (own.opponent) {
       pawns.push([3 - game._seat, own.opponent.p, false, own.opponent.k]);
     }

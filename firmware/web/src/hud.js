@@ -5,7 +5,7 @@
 import { BEARINGS, DIRS, now } from "./constants.js";
 import { $, esc, hooks, setHtml } from "./dom.js";
 import { fairNote } from "./fairness.js";
-import { playerName } from "./inbound.js";
+import { nameHtml, playerName } from "./inbound.js";
 import { canMove, wallAt } from "./moves.js";
 import { overlay } from "./screens.js";
 import { game, session, ui } from "./state.js";
@@ -14,6 +14,7 @@ const canvas = $("cv");
 const PHASE_TEXT = { waiting: "Waiting", countdown: "Get ready", active: "Playing", finished: "Finished" };
 
 const secs = (ms) => (ms / 1000).toFixed(1) + " s";
+export const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
 
 function clock(ms) {
   const s = Math.max(0, Math.floor(ms / 1000));
@@ -40,7 +41,8 @@ export function tick() {
   }
   ui._tickTimer = setInterval(() => {
     const view = game._view;
-    if (view && (view.ph === "countdown" || view.ph === "active" || game._away[1] || game._away[2])) {
+    if (view && (view.ph === "countdown" || view.ph === "active" || game._away[1] || game._away[2] ||
+      game._room?.p.some((p) => p?.by))) {
       hud();
     } else {
       clearInterval(ui._tickTimer);
@@ -49,34 +51,48 @@ export function tick() {
   }, 250);
 }
 
-// the result line: "You win!", "Ann wins", "Draw!", ...
-function resultText(own, watching) {
+// the result line: "You win!", "Ann wins", "Draw!", ... (name: the seat's name as text, or as
+// isolated markup); a forfeit after the grace period ran out is told as timed out
+export function resultText(res, winner, name) {
   const seat = game._seat;
-  const winner = own.win;
-  if (own.res === "win") {
-    return watching ? playerName(winner) + " wins!" : winner === seat ? "You win!" : playerName(winner) + " wins";
+  if (res === "win") {
+    return !seat ? name(winner) + " wins!" : winner === seat ? "You win!" : name(winner) + " wins";
   }
-  if (own.res === "draw") {
+  if (res === "draw") {
     return "Draw!";
   }
-  if (own.res === "forfeit") {
-    if (watching) {
-      return playerName(winner) + " wins (forfeit)";
+  if (res === "forfeit") {
+    if (!seat) {
+      return name(winner) + " wins (" + (ui._timedOut ? "time out)" : "forfeit)");
     }
-    return winner === seat ? playerName(3 - seat) + " gave up: you win!" : "You forfeited";
+    return winner === seat
+      ? name(3 - seat) + (ui._timedOut ? " timed out" : " gave up") + ": you win!"
+      : ui._timedOut ? "You timed out" : "You forfeited";
   }
   return "";
 }
 
 // the one line of why under the result
-function whyText(result, winner) {
+export function whyText(result, winner, name) {
   if (result === "draw") {
     return "Both got out within 0.2 s of each other.";
   }
   if (result === "forfeit") {
-    return playerName(3 - winner) + " left the match.";
+    return name(3 - winner) + (ui._timedOut ? " did not come back in time." : " left the match.");
   }
-  return (winner === game._seat ? "You" : playerName(winner)) + " got out first.";
+  return (winner === game._seat ? "You" : name(winner)) + " got out first.";
+}
+
+// the series: "Ann 1 \u2013 0 Bob, best of 3" (with a series or a score), and who won it
+function seriesHtml(phase, bestOf) {
+  const score = game._room?.sc;
+  if (!score || !(bestOf > 1 || score[0] + score[1])) {
+    return "";
+  }
+  const lead = score[0] > score[1] ? 1 : 2;
+  return nameHtml(1) + " " + score[0] + " \u2013 " + score[1] + " " + nameHtml(2) +
+    (bestOf > 1 ? ", best of " + bestOf : "") +
+    (phase === "finished" && bestOf > 1 && score[lead - 1] > bestOf / 2 ? "<br>" + nameHtml(lead) + " wins the series!" : "");
 }
 
 export function hud() {
@@ -87,12 +103,13 @@ export function hud() {
   const phase = view.ph;
   const t = now();
   const end = game._end;
+  const finished = phase === "finished";
   $("ph").textContent = phase === "active" && t < ui._goUntil ? "GO!" : PHASE_TEXT[phase];
   $("clk").textContent = phase === "active"
     ? clock(t - game._goAt)
     : end ? clock(end.end - game._countdownMs) : "";
   hooks.phase = phase;
-  const result = resultText(own, watching);
+  const result = resultText(own.res, own.win, playerName);
   hooks.result = result;
   const other = 3 - seat;
   const seats = game._room?.p || [];
@@ -109,20 +126,20 @@ export function hud() {
   // who is away, and how long they have to come back
   const away = [1, 2]
     .filter((n) => secondsLeft(n) >= 0 && n !== seat)
-    .map((n) => playerName(n) + " disconnected \u00b7 " + secondsLeft(n) + " s to return")
+    .map((n) => nameHtml(n) + " disconnected \u00b7 " + secondsLeft(n) + " s to return")
     .join(" \u00b7 ");
-  $("away").textContent = away;
+  setHtml($("away"), away);
   $("away").hidden = !away;
-  hooks.away = away;
+  hooks.away = $("away").textContent;
   const origin = location.origin + "/";
   let over = "";
   if (phase === "waiting") {
     const seatLine = (n) => seatLineHtml(n, seats[n - 1], ready(n));
     const waitingFor = ready(seat)
-      ? "Waiting for " + (seats[other - 1] ? esc(playerName(other)) : "a second player") + "\u2026"
+      ? "Waiting for " + (seats[other - 1] ? nameHtml(other) : "a second player") + "\u2026"
       : "Tap <b>Ready</b> when you are.";
     over = "<h2>Waiting room</h2>" + lobby + "<ul>" + seatLine(1) + seatLine(2) + "</ul>" +
-      (watching ? joinCodesHtml(origin) : "<p>" + waitingFor + "</p>") +
+      (watching ? ui._join : "<p>" + waitingFor + "</p>") +
       "<button class='help'>How to play</button>";
   }
   let countdown = "";
@@ -138,16 +155,18 @@ export function hud() {
     overlay(over);
     $("ov").className = countdown !== "" ? "lite" : "";
   }
-  $("jn").textContent = watching ? "Join from your phone: " + origin : "";
-  const score = game._room?.sc;
-  const series = score && seats[0] && seats[1] && score[0] + score[1]
-    ? "Series: " + playerName(1) + " " + score[0] + " \u2013 " + score[1] + " " + playerName(2)
-    : "";
+  // a free seat: the join code, large in the waiting room (over the maze), small beside it after
+  setHtml($("jn"), watching ? (phase !== "waiting" && !(seats[0] && seats[1])
+    ? "<img src='/url.svg' alt='QR code of the game address'>" : "") +
+    "Join from your phone: " + esc(origin) : "");
+  const series = seriesHtml(phase, bestOf);
   if (watching) {
-    const headline = countdown === "" ? result : countdown === "GO!" ? countdown : "Starting in " + countdown;
+    const headline = countdown === "" ? "" : countdown === "GO!" ? countdown : "Starting in " + countdown;
     $("who").textContent = "Spectator \u00b7 match " + game._mn;
-    $("res").innerHTML = esc([headline, series, away].filter((x) => x).join("\n")) +
-      (phase === "finished" ? fairNote() : "");
+    // the result first and largest, then the series, the figures and the seed's line
+    setHtml($("res"), phase === "finished"
+      ? resultHtml(own) + series + "</p>" + figuresHtml([1, 2]) + fairNote()
+      : [headline, series, away].filter((x) => x).join("<br>"));
     // each seat's status: the whole maze's, or (players mode) its own view's
     const player = (n) => (view.r === "obs" ? own.players[n - 1] : game._panes[n].v?.st) || {};
     const where = [1, 2].map((n) => {
@@ -159,11 +178,11 @@ export function hud() {
     $("bView").textContent = session.full ? "Players' views" : "Whole maze";
     return;
   }
-  $("who").innerHTML = mark(seat) + esc(playerName(seat)) + "</span> " +
-    (seats[other - 1] ? "vs " + esc(playerName(other)) : "\u00b7 waiting for an opponent");
-  setHtml($("hud"), statusHtml(own, game._compass, true));
+  setHtml($("who"), mark(seat) + nameHtml(seat) + "</span> " +
+    (seats[other - 1] ? "vs " + nameHtml(other) : "\u00b7 waiting for an opponent"));
+  setHtml($("hud"), statusHtml(own, game._compass, true) +
+    (series && !finished ? "<span id=hSer>" + series + "</span>" : ""));
   const running = phase === "active" || phase === "countdown";
-  const finished = phase === "finished";
   const readyButton = $("bReady");
   readyButton.hidden = running || (finished && !seats[other - 1]); // a rematch needs someone to play
   readyButton.textContent = finished ? "Rematch" : "Ready";
@@ -174,7 +193,7 @@ export function hud() {
   const card = $("end");
   card.hidden = !finished;
   if (finished) {
-    setHtml(card, resultCardHtml(result, own, seats, ready, series, lobby, bestOf));
+    setHtml(card, resultCardHtml(own, seats, ready, series, lobby));
   }
   const open = padWalls();
   hooks.pos = own.p;
@@ -201,44 +220,43 @@ function lobbyHtml(rules, cannotChoose) {
 // a seat in the waiting room: its player, away, ready
 function seatLineHtml(n, player, isReady) {
   const who = player
-    ? esc(playerName(n)) + (n === game._seat ? " (you)" : "") + (player.on ? "" : " \u2013 away") +
-      (isReady ? " \u2013 <b>\u2713 ready</b>" : " \u2013 not ready")
+    ? nameHtml(n) + (n === game._seat ? " (you)" : "") + (player.on ? "" : " \u2013 away") +
+      (isReady ? " \u2013 <b>\u2713 ready</b>" : " \u2013 not ready" + // (and the seconds left to be)
+        (player.by ? " (" + Math.max(0, Math.ceil((player.by - now()) / 1000)) + " s)" : ""))
     : "<span class='dim'>free seat</span>";
   return "<li>" + mark(n) + n + "</span> " + who + "</li>";
 }
 
-// the TV's waiting room: both join QR codes large
-function joinCodesHtml(origin) {
-  return "<div class='qr'><figure><img src='/wifi.svg' alt='QR code: join the Wi-Fi' onerror='this.remove()'>" +
-    "<figcaption>1. Join the Wi-Fi <b>" + esc(ui._ssid) + "</b></figcaption></figure>" +
-    "<figure><img src='/url.svg' alt='QR code of the game address'><figcaption>2. Open <b>" + esc(origin) +
-    "</b></figcaption></figure></div><p>Scan with the phone camera. The match starts when both players are ready.</p>";
+// the result and why, and the series's paragraph opened (the caller closes it)
+function resultHtml(own) {
+  return "<h2>" + (resultText(own.res, own.win, nameHtml) || "Finished") + "</h2><p>" +
+    whyText(own.res, own.win, nameHtml) + "</p><p id=series>";
 }
 
-// a player's result card: the result and why, both players' times and moves, the series, the
-// rematch state and the fairness line
-function resultCardHtml(result, own, seats, ready, series, lobby, bestOf) {
+// both players' times out of the maze and moves, in the order of seats
+function figuresHtml(order) {
   const end = game._end;
+  const row = (n) => "<tr><td>" + mark(n) + nameHtml(n) + "</span></td><td>" + (end
+    ? (end.xt[n - 1] >= 0 ? "out at " + secs(end.xt[n - 1] - game._countdownMs) : "inside") +
+      "</td><td>" + plural(end.mv[n - 1], "move")
+    : "</td><td>") + "</td></tr>";
+  return "<table>" + order.map(row).join("") + "</table>";
+}
+
+// a player's result card: the result and why, the series, both players' times and moves, the
+// rematch state and the fairness line
+function resultCardHtml(own, seats, ready, series, lobby) {
   const seat = game._seat;
   const other = 3 - seat;
-  const row = (n) => {
-    const figures = end
-      ? (end.xt[n - 1] >= 0 ? "out at " + secs(end.xt[n - 1] - game._countdownMs) : "inside") +
-        "</td><td>" + end.mv[n - 1] + " moves"
-      : "</td><td>";
-    return "<tr><td>" + mark(n) + esc(playerName(n)) + "</span></td><td>" + figures + "</td></tr>";
-  };
   let rematch = "Play again?";
   if (!seats[other - 1]) {
-    rematch = esc(playerName(other)) + " left. Stay here for a new player, or Leave.";
+    rematch = nameHtml(other) + " left. Stay here for a new player, or Leave.";
   } else if (ready(seat)) {
-    rematch = "Rematch asked. Waiting for " + esc(playerName(other)) + "\u2026";
+    rematch = "Rematch asked. Waiting for " + nameHtml(other) + "\u2026";
   } else if (ready(other)) {
-    rematch = esc(playerName(other)) + " wants a rematch!";
+    rematch = nameHtml(other) + " wants a rematch!";
   }
-  return "<h2>" + esc(result || "Finished") + "</h2><p>" + esc(whyText(own.res, own.win)) + "</p><table>" +
-    row(seat) + row(other) + "</table><p id=series>" +
-    esc(series + (bestOf > 1 ? " (best of " + bestOf + ")" : "")) + "</p>" + lobby +
+  return resultHtml(own) + series + "</p>" + figuresHtml([seat, other]) + lobby +
     "<p>" + rematch + "</p>" + fairNote();
 }
 
@@ -271,9 +289,9 @@ function seatCard(n, player) {
     presence = (inRoom.on ? "connected" : "away") +
       (lobby ? (inRoom.ready ? ", \u2713 ready" : ", not ready") : "");
   }
-  $("c" + n).innerHTML = "<h3>" + mark(n) + n + " " + esc(playerName(n)) + "</span></h3>" +
-    "<p class='dim'>" + presence + (end ? ", " + end.mv[n - 1] + " moves" : "") + "</p>" +
-    "<p>" + statusHtml(player, -1, false) + "</p>";
+  setHtml($("c" + n), "<h3>" + mark(n) + n + " " + nameHtml(n) + "</span></h3>" +
+    "<p class='dim'>" + presence + (end ? ", " + plural(end.mv[n - 1], "move") : "") + "</p>" +
+    "<p>" + statusHtml(player, -1, false) + "</p>");
 }
 
 // a player's key, vision, compass (else the last reading) and exit: the player's HUD (withIds:
@@ -290,8 +308,8 @@ function statusHtml(player, lastCompass, withIds) {
     exit = "out" + (player.xt >= 0 ? " at " + secs(player.xt - game._countdownMs) : "");
   }
   const fields = [ // [label, the HUD's id, value]
-    ["Key", "hKey", player.k ? (player.k === game._seat ? "your key" : esc(playerName(player.k)) + "'s key") : "none"],
-    ["Vision", "hVis", player.vm ? player.vm + " moves" : "off"],
+    ["Key", "hKey", player.k ? (player.k === game._seat ? "your key" : nameHtml(player.k) + "'s key") : "none"],
+    ["Vision", "hVis", player.vm ? plural(player.vm, "move") : "off"],
     ["Compass", "hCmp", compass],
     ["Exit", "hExit", exit],
   ];

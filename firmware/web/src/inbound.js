@@ -3,15 +3,31 @@
 
 import { DEBUG, DIRS, LETTERS, RESYNC_MS, buzz, now } from "./constants.js";
 import { heartbeat, rejoin, resend, resync, settle } from "./connection.js";
-import { $, hooks, say, showConnection, toast } from "./dom.js";
+import { $, esc, hooks, say, showConnection, toast } from "./dom.js";
 import { draw, fit } from "./draw.js";
 import { onFair } from "./fairness.js";
-import { tick } from "./hud.js";
+import { resultText, tick, whyText } from "./hud.js";
 import { pump, wallAt } from "./moves.js";
-import { GENERIC, WHY } from "./refusals.js";
 import { overlay, quit, screen, status } from "./screens.js";
 import { game, input, net, save, session, ui } from "./state.js";
 import { parse, views } from "./views.js";
+
+// src/qr.js, the TV's join panel: a file of its own on the board (lean-qr's encoder in it),
+// imported by a TV only;
+// its path is a constant so that esbuild leaves the import to the browser (/qr.js)
+const QR_MODULE = "./qr.js";
+
+// the refusal sentences: refusals.js, made by the build from firmware/web/refusals.json, a
+// file of its own on the board, imported when the page first joins (asked again if it failed)
+const REFUSALS = "./refusals.js";
+let sentences = null;
+
+export function loadSentences() {
+  return sentences ||= import(REFUSALS).catch(() => {
+    sentences = null;
+    return { WHY: {} };
+  });
+}
 
 // message type -> handler(message, raw text); records (`v` present) go to onRecord too
 const HANDLERS = {
@@ -45,6 +61,7 @@ export function onMessage(data) {
 
 function onWelcome(m) {
   net._tries = 0;
+  loadSentences();
   net._cfg = { cool: m.cool || 250, idle: m.idle || 20000 };
   if (m.cd >= 0) {
     game._countdownMs = m.cd;
@@ -86,11 +103,11 @@ function onWelcome(m) {
   if (!game._view) {
     $("who").textContent = "Joining\u2026";
   }
-  if (m.role === "watch") {
-    status((s) => {
-      ui._ssid = s.ssid || "";
+  if (m.role === "watch") { // the TV's waiting room: how to join (the Wi-Fi's from /status)
+    status((s) => import(QR_MODULE).then((q) => {
+      ui._join = q.panel(s, location.origin + "/");
       draw();
-    });
+    }));
   }
 }
 
@@ -99,11 +116,15 @@ function newMatch(n, w, h) {
   if (n === game._mn && game._mem?.length === w * h) {
     return;
   }
+  if (n !== game._mn) {
+    say(""); // the last match's result is not read out in the next one's waiting room
+  }
   game._mn = n;
   game._lastS = -1;
   game._end = null;
   game._remembered = [];
   game._compass = -1;
+  ui._timedOut = false;
   hooks.end = hooks.hint = "";
   game._mem = null;
   game._panes = [0, {}, {}];
@@ -136,6 +157,9 @@ function onRoom(m) {
       game._names[i + 1] = p.name;
     }
     game._away[i + 1] = p && !p.on && p.left >= 0 ? now() + p.left : 0;
+    if (p?.rl >= 0) {
+      p.by = now() + p.rl; // when its time to tap Ready ends (the seat is then freed)
+    }
   });
   tick();
   draw();
@@ -187,12 +211,13 @@ function onErr(m) {
     onRefusedIntent(m.c, code);
     return;
   }
-  if (code === "BAD_TOKEN") {
-    quit("Your seat was given up (away too long, or the board restarted). Join again.");
-  } else if (code === "ROOM_FULL") {
+  if (code === "ROOM_FULL") {
     quit(session.role === "watch"
       ? "All spectator places are taken. Try again later."
-      : "Both seats are taken (a player who drops out keeps the seat for a while). You can watch instead.");
+      : "Both seats are taken. You can watch instead.");
+  } else if (code === "BAD_TOKEN" || code === "READY_TIMEOUT" || code === "ONE_SEAT") {
+    // the seat is gone: back to the join screen, saying why (refusals.js)
+    loadSentences().then((m) => quit(m.WHY[code] || m.GENERIC));
   } else if (code === "NOT_JOINED") {
     rejoin();
   } else {
@@ -221,10 +246,11 @@ function onRefusedIntent(c, code) {
   refused(code);
 }
 
-// a refusal as a sentence (the table is made by the build from firmware/web/refusals.json)
+// a refusal as a sentence (refusals.js)
 export function refused(code) {
   hooks.code = code;
-  toast((WHY[code] || GENERIC) + (DEBUG ? " (" + code + ")" : ""), true);
+  loadSentences().then((m) =>
+    toast((m.WHY[code] || m.GENERIC || "The board said no.") + (DEBUG ? " (" + code + ")" : ""), true));
 }
 
 // event name -> handler(message, mine, who): the sentence to tell, if any
@@ -232,7 +258,10 @@ const EVENTS = {
   __proto__: null,
   phase(m) {
     let text = "";
-    if (m.ph === "countdown") {
+    toast(""); // a new phase: the last one's toast is old news
+    if (m.ph === "countdown") { // the TV's events are the new match's
+      ui._log = [];
+      $("log").textContent = "";
       game._countdownMs = m.ms || 0;
       game._goAt = now() + game._countdownMs;
       text = "Get ready!";
@@ -246,6 +275,13 @@ const EVENTS = {
     if (text) {
       say(text);
     }
+  },
+  // the result, said to everyone (the screen shows it): a forfeit when the away player's
+  // grace period has run out is a time out
+  result(m) {
+    const loser = 3 - m.winner;
+    ui._timedOut = m.result === "forfeit" && game._away[loser] > 0 && game._away[loser] - now() < 2000;
+    say(whyText(m.result, m.winner, nameHtml) + " " + resultText(m.result, m.winner, nameHtml));
   },
   meeting(m) { // told with the key_returned events after it, in one sentence
     ui._meeting = { back: [] };
@@ -291,7 +327,7 @@ function onEvent(m) {
   const handler = typeof m.e === "string" && EVENTS[m.e];
   if (handler) {
     const mine = m.seat === game._seat && game._seat > 0;
-    tell(handler(m, mine, playerName(m.seat)));
+    tell(handler(m, mine, nameHtml(m.seat)));
   }
 }
 
@@ -305,25 +341,26 @@ function tellMeeting() {
   ui._meeting = null;
   const parts = meeting.back.map((r) => {
     if (r.owner === r.from) {
-      return r.owner === seat ? "You keep your key." : playerName(r.owner) + " keeps their key.";
+      return r.owner === seat ? "You keep your key." : nameHtml(r.owner) + " keeps their key.";
     }
     if (r.owner === seat) {
       return "Your key is back with you!";
     }
-    const holder = r.from === seat ? "You" : playerName(r.from);
-    const home = r.owner === seat ? "you." : playerName(r.owner) + ".";
+    const holder = r.from === seat ? "You" : nameHtml(r.from);
+    const home = r.owner === seat ? "you." : nameHtml(r.owner) + ".";
     return holder + " had " + keyName(r.owner) + ": it went back to " + home;
   });
   const head = seat
-    ? "You met " + playerName(3 - seat) + ". "
-    : playerName(1) + " met " + playerName(2) + ". ";
+    ? "You met " + nameHtml(3 - seat) + ". "
+    : nameHtml(1) + " met " + nameHtml(2) + ". ";
   tell(head + (parts.join(" ") || "Nobody carried a key: nothing changed."));
   if (seat) {
     buzz([60, 40, 60]);
   }
 }
 
-// an event: a toast for players, the log for spectators, said aloud to both
+// an event (markup: names isolated): a toast for players, the log for spectators, said aloud
+// to both
 function tell(text) {
   if (!text) {
     return;
@@ -338,7 +375,7 @@ function tell(text) {
     list.textContent = "";
     for (const line of ui._log) {
       const item = document.createElement("li");
-      item.textContent = line;
+      item.innerHTML = line;
       list.append(item);
     }
   }
@@ -349,13 +386,17 @@ function keyName(owner) {
   if (game._seat && owner === game._seat) {
     return "your key";
   }
-  return playerName(owner) + "'s key";
+  return nameHtml(owner) + "'s key";
 }
 
 export function playerName(n) {
   const p = game._room?.p?.[n - 1];
   return p?.name || game._names[n] || "Player " + n;
 }
+
+// a seat's name as markup, isolated from the text around it (a right-to-left name keeps its
+// place in a left-to-right sentence)
+export const nameHtml = (n) => "<bdi>" + esc(playerName(n)) + "</bdi>";
 
 // a rejected record drops the partial view; a fresh one is asked for soon
 function reject(why) {

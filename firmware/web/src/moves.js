@@ -46,8 +46,9 @@ function press(d, hold) {
   if (!canMove()) {
     return;
   }
-  if (wallAt(d) === 1) {
-    refused("WALL");
+  if (wallAt(d) === 1) { // the other player's exit (on its cell, outward), or a wall
+    const view = game._view;
+    refused(view.o.some((o) => o[0] === 1 && o[3] === view.st.p && o[2] === d) ? "NOT_YOUR_EXIT" : "WALL");
     return;
   }
   input._queued = d;

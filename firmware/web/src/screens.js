@@ -4,7 +4,7 @@
 
 import { PAL } from "./constants.js";
 import { connect, intent, rejoin, stopHeartbeat } from "./connection.js";
-import { $, body, hooks, setHtml } from "./dom.js";
+import { $, body, hooks, setHtml, toast } from "./dom.js";
 import { cell, drawingOn, fit, obj, pawn } from "./draw.js";
 import { forgetSeat, game, net, save, session, ui } from "./state.js";
 
@@ -21,6 +21,7 @@ export function screen(name) {
   $("join").hidden = name !== "join";
   $("game").hidden = name === "join";
   body.className = name === "watch" ? "obs" : name === "play" ? "ply" : "";
+  toast(""); // a toast belongs to the screen it was shown on
   if (name !== "join") {
     fit();
   }
@@ -66,20 +67,23 @@ function poll() {
   ui._pollTimer = setTimeout(poll, 3000);
 }
 
-// the board's rule (net/intents.py clean_name): 12 printable characters, no markup
+// the board's rule (net/intents.py clean_name): 12 printable characters (code points), no
+// markup. A longer name is cut between graphemes (a family emoji stays whole; Intl.Segmenter,
+// else code points) and ends with a visible "\u2026".
 function cleanName(text) {
+  const name = text.replace(/[\0-\x1f\x7f-\x9f<>&"'`\\]/g, "").trim();
+  if ([...name].length <= 12) {
+    return name;
+  }
   let out = "";
-  for (const ch of text) {
-    const code = ch.codePointAt(0);
-    if (out.length >= 12) {
+  for (const g of Intl.Segmenter ? new Intl.Segmenter().segment(name) : name) {
+    const piece = g.segment || g;
+    if ([...out + piece].length > 11) {
       break;
     }
-    if (code < 32 || (code >= 127 && code < 160) || "<>&\"'`\\".includes(ch)) {
-      continue;
-    }
-    out += ch;
+    out += piece;
   }
-  return out.trim();
+  return out.trim() + "\u2026";
 }
 
 // role: "play" (take a seat) or "watch"

@@ -50,3 +50,17 @@ export function sha256(bytes) {
   }
   return H.map((x) => (x >>> 0).toString(16).padStart(8, "0")).join("");
 }
+
+// A `fair` message after the end (src/fairness.js): m.ok says whether the committed bytes (pre)
+// hash to the commitment, and m.note is the result's line about it, with the match log's link.
+export function check(m) {
+  const bytes = new Uint8Array(m.pre.match(/../g).map((x) => parseInt(x, 16)));
+  m.ok = sha256(bytes) === m.commit;
+  const verdict = m.ok
+    ? "\u2713 Fair: seed " + m.pre.slice(32, 44) + "\u2026 matches its commitment"
+    : "\u2715 Seed does not match its commitment";
+  const link = m.log
+    ? " \u00b7 <a href='/log?n=" + m.log + "' download='maze-duel-" + m.log + ".log'>match log</a>"
+    : "";
+  m.note = "<p class='dim'>" + verdict + link + "</p>";
+}

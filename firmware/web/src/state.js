@@ -128,7 +128,8 @@ export const ui = { // the screen, besides the view
   _log: [], // the last four events (spectators)
   _meeting: null, // a meeting being told: {back: [key_returned events]}
   _pollTimer: 0, // the join screen's /status poll
-  _ssid: "", // the board's network name (/status), for the TV's join panel
+  _join: "", // the TV's join panel: the Wi-Fi's and the address's QR codes (markup, by qr.js)
+  _timedOut: false, // the match's forfeit came at the end of a grace period (a time out)
   _pos: [0, -1, -1], // where each pawn was drawn last
   _anim: [0, null, null], // pawn slides: {from, to, t0}
   _frame: 0, // animation frame pending
