@@ -167,8 +167,11 @@ export function hud() {
     setHtml($("res"), phase === "finished"
       ? resultHtml(own) + series + "</p>" + figuresHtml([1, 2]) + fairNote()
       : [headline, series, away].filter((x) => x).join("<br>"));
-    // each seat's status: the whole maze's, or (players mode) its own view's
-    const player = (n) => (view.r === "obs" ? own.players[n - 1] : game._panes[n].v?.st) || {};
+    // each seat's status: the whole maze's, or (players mode) its own view's, with its exit
+    // time once the match's figures are public
+    const player = (n) => (view.r === "obs"
+      ? own.players[n - 1]
+      : { xt: game._end?.xt[n - 1], ...game._panes[n].v?.st }) || {};
     const where = [1, 2].map((n) => {
       seatCard(n, player(n));
       return player(n).p >= 0 ? playerName(n) + " at " + xy(player(n).p) : "";
