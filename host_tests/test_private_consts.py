@@ -32,11 +32,11 @@ COPIES = {
     "game.replay": ("game.matchlog",),
     "net.gateway": ("net.frames", "net.match_host"),
     "net.journal": ("game.matchlog", "net.match_host"),
-    "net.match_host": ("net.frames", "game.projector", "game.rules"),
+    "net.match_host": ("net.frames", "game.projector", "game.rules", "net.views"),
     "net.messages": ("game.rules",),
     "net.resume": ("game.matchlog", "net.journal"),
     "net.selftest": ("game.rules",),
-    "net.views": ("net.frames", "game.projector"),
+    "net.views": ("net.frames", "game.projector", "game.rules"),
 }
 
 

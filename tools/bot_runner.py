@@ -199,7 +199,7 @@ class BotClient(WsGameClient):
         bot = self.bot
         bot.views += 1
         view = self.view
-        if view["r"] != "obs":
+        if bot.role == "play":
             bot.fog.see(view)
         if view["ph"] == "finished":
             bot.runner.saw_result(self.mn, view["st"]["res"])
@@ -308,7 +308,16 @@ class Bot:
         )
         reply = client.welcome or client.errors[-1]
         if reply.get("t") == "welcome":
-            await client.until(lambda: client.view_count > 0, what="first view")
+            # (a board sends a watcher no view while the match waits: the room line says so)
+            await client.until(
+                lambda: (
+                    client.view_count > 0
+                    or self.role == "watch"
+                    and client.rooms
+                    and client.rooms[-1]["ph"] == "waiting"
+                ),
+                what="first view",
+            )
             client._c = max(client._c, reply.get("last", 0))
         else:
             if reply.get("code") == "BAD_TOKEN":

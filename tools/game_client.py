@@ -115,7 +115,7 @@ async def two_players_and_observer(url):
     p2 = await GameClient(url, "p2").connect()
     await p2.join(name="bob")
     obs = await GameClient(url, "obs").connect()
-    await obs.join("watch")
+    await obs.join("watch", view="full")  # (the whole maze: the board must allow it, "tv")
     return p1, p2, obs
 
 

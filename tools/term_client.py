@@ -625,6 +625,10 @@ class TermApp:
         await conn.connect()
         conn._c = self.c
         msg = {"t": "join", "role": state.role}
+        if state.role == "watch":
+            # the whole maze where the board allows it ("tv": "full"); else the board sends
+            # both players' views and this shows the last one (docs/protocol.md)
+            msg["view"] = "full"
         if state.role == "play":
             if state.name:
                 msg["name"] = state.name

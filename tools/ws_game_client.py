@@ -171,19 +171,28 @@ class WsGameClient:
         self._c += 1
         return self._c
 
-    async def join(self, role="play", token=None, name=None, expect="welcome"):
-        """Join; returns the welcome once the first view is complete, or (expect anything else)
-        the err that refuses the join."""
+    async def join(self, role="play", token=None, name=None, expect="welcome", view=None):
+        """Join; returns the welcome once the first view is complete (a watcher: once the room
+        line after it has come, and the first view too unless the match waits, when a board
+        sends observers none), or (expect anything else) the err that refuses the join. view:
+        a watcher's "full" (the whole maze, where the board's settings allow it) or "players"."""
         msg = {"t": "join", "role": role}
         if token is not None:
             msg["token"] = token
         if name is not None:
             msg["name"] = name
+        if view is not None:
+            msg["view"] = view
         self.welcome = None
         count = len(self.errors)
+        rooms = len(self.rooms)
         await self.send_json(msg)
         if expect == "welcome":
             await self.until(lambda: self.welcome is not None, what="welcome")
+            if role == "watch":
+                await self.until(lambda: len(self.rooms) > rooms, what="room line")
+                if self.rooms[-1]["ph"] == "waiting":
+                    return self.welcome
             await self.until(lambda: self.view_count > 0, what="first view")
             # A resumed seat continues its client sequence after the last one applied.
             self._c = max(self._c, self.welcome.get("last", 0))

@@ -361,6 +361,8 @@ class Session:
         self.rest = data
         self.rest_at = 0
         if self._push():
+            if views.due(self):  # a TV's second half (net.views: PAIR), at once
+                return self.write_due(views)
             return True
         # The projector writes its buffers again for the next view: what the socket did not
         # take is copied, or, with no heap for the copy, kept where it is while no view is

@@ -8,7 +8,8 @@
 #   intent.c                         # the client sequence 1..SEQ_MAX (-1: none, JOIN has none)
 #   intent.code                      # ERROR: the refusal code (a str below)
 #   intent.direction                 # MOVE: 0..3 (rules.N, E, S, W)
-#   intent.role, .token, .name       # JOIN: ROLE_PLAY or ROLE_WATCH, token or None, name or None
+#   intent.role, .token, .name       # JOIN: ROLE_PLAY, ROLE_WATCH or ROLE_FULL, token or None,
+#                                    # name or None
 import json
 
 from game.compat import const
@@ -30,7 +31,8 @@ SYNC = const(7)
 RULES = const(8)  # the lobby's choice of ruleset (name: its id)
 
 ROLE_PLAY = const(1)
-ROLE_WATCH = const(2)
+ROLE_WATCH = const(2)  # watch: the TV's default view (settings "tv")
+ROLE_FULL = const(3)  # watch, asking for the whole maze ("view":"full")
 
 # Refusal codes, sent as {"t":"err","code":...}. Every code is defined once: the engine's are
 # the names in game.rules.CODE_NAMES (WALL, COOLDOWN, PHASE, NOT_PLAYER, ...), the gateway's
@@ -202,6 +204,11 @@ def _parse_join(msg):
         role = ROLE_PLAY
     elif role == "watch":
         role = ROLE_WATCH
+        view = msg.get("view")
+        if view == "full":
+            role = ROLE_FULL
+        elif view is not None and view != "players":
+            return error(BAD_VALUE)
     else:
         return error(BAD_VALUE)
     token = msg.get("token")

@@ -38,6 +38,7 @@ _CLOSE_REPLACED = const(4001)
 _CLOSE_ROOM_FULL = const(4003)
 
 NO_ROLE = const(-1)  # a session that has not joined (OBSERVER == 0, seats 1 and 2)
+_PAIR = const(3)  # net.views: a TV's views, both players' own (the default; OBSERVER: full)
 
 # game.rules' numbers, likewise
 _CLOCK_LIMIT_MS = const(0x3FFFFFFF - 0x20000)
@@ -105,6 +106,9 @@ class MatchHost:
         self.views = views  # (net.views.ViewPublisher, made by net.wiring)
         views.follow(self.match)
         self.max_observers = settings.max_observers
+        # whether a TV that asks for the whole maze gets it (settings "tv": "full"); else every
+        # observer is sent both players' own views, nothing more (docs/protocol.md)
+        self.full_tv = getattr(settings, "tv", "players") == "full"
         self.chooser = 0  # the first seated player (of those seated now), who may choose
         self.idle_ms = settings.idle_timeout_ms
         # a seated player facing an opponent in the waiting room must say ready this soon (0: no
@@ -236,13 +240,15 @@ class MatchHost:
         if self.role_of(session) != NO_ROLE:
             self._err(session, -1, intents.ALREADY_JOINED)
             return
-        if intent.role == intents.ROLE_WATCH:
+        if intent.role != intents.ROLE_PLAY:
             if len(self.observers) >= self.max_observers:
                 self._refuse_full(session)
                 return
             self.observers.append(session)
-            self.views.attach(session, OBSERVER)
-            session.post_text(messages.welcome_observer(self))
+            # the whole maze only when asked for and allowed; else the players' own views
+            full = intent.role == intents.ROLE_FULL and self.full_tv
+            self.views.attach(session, OBSERVER if full else _PAIR)
+            session.post_text(messages.welcome_observer(self, full))
             self._post_rules(session)
             self.log("game: observer joined (%d watching)%s" % (len(self.observers), heap_note()))
         elif intent.token is not None:

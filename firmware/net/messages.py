@@ -81,8 +81,14 @@ def _match_fields(host):
     )
 
 
-def welcome_observer(host):
-    return '{"t":"welcome","role":"watch","seat":0,%s}' % _match_fields(host)
+def welcome_observer(host, full):
+    """An observer's welcome: the view it is sent (view: "players" or "full") and whether the
+    board would send the whole maze to a TV that asks (full)."""
+    return '{"t":"welcome","role":"watch","seat":0,%s,"view":"%s","full":%s}' % (
+        _match_fields(host),
+        "full" if full else "players",
+        _bool(host.full_tv),
+    )
 
 
 def welcome_player(host, seat, resumed):

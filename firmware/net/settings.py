@@ -42,6 +42,9 @@ FIELDS = (
     ("cooldown_ms", None, _INT, 100, 2000),  # minimum time between two moves of one player
     ("countdown_ms", None, _INT, 0, 10000),  # "3, 2, 1" before a match starts
     ("max_observers", 4, _INT, 0, 8),  # spectators beside the two players
+    # what a TV (an observer) is sent during a match: both players' own views ("players"), or
+    # the whole maze when it asks for it ("full": allowed, never the default; docs/protocol.md)
+    ("tv", "players", _CHOICE, ("players", "full"), None),
     ("http_port", 80, _INT, 1, 65535),
     ("dns_port", 53, _INT, 1, 65535),
     ("reconnect_grace_ms", None, _INT, 0, 300000),  # a dropped player may come back this long

@@ -1,6 +1,7 @@
 # The view publisher: the one way game state reaches the sockets. It keeps the view epoch
 # (+1 whenever any view may have changed) and the Projector with which view it last planned.
-# Sessions subscribe with a role (a seat, or OBSERVER); the gateway's pump writes
+# Sessions subscribe with a role (a seat, OBSERVER: the whole maze, or PAIR: both players'
+# own views, one after the other, the TV's default); the gateway's pump writes
 # `frames(session, ctrl)` (None when no view is due), then says `sent(session, epoch)`. Which
 # view a session wants and was last sent is the publisher's own state (lists beside its list
 # of sessions, never a field of the session): `resync(session)` has the whole view sent again.
@@ -18,6 +19,14 @@
 #   views.attach(session, role)      # after a join: the session now wants this role's views
 #   views.changed()                  # after an engine call that changed the state
 #   views.detach(session)            # the session left
+#
+# A TV (docs/protocol.md, "The TV's view") is sent what the players are sent and no more: with
+# the role PAIR, seat 1's view and then seat 2's, the very records (the same bytes) the seats'
+# own sessions get. Its role in `roles` says which half is next (PAIR: seat 1's, PAIR_2: seat
+# 2's); between the halves its entry in `sent_epochs` is -2 - the epoch of the first half
+# (due, whatever the epoch), and after the second it is that first half's epoch: if the state
+# moved on between the halves, both are sent again. Observers (OBSERVER and PAIR) are sent no
+# view while the match waits for its players: the coming match's maze stays on the board.
 from game.compat import const
 from game.projector import Projector
 from net.frames import head_size, put_header
@@ -27,8 +36,11 @@ from net.frames import head_size, put_header
 _HEAD_ROOM = const(48)  # before a player's record: its frame header, and the ack before it
 _OBSERVER = const(0)
 _OP_TEXT = const(1)
+_WAITING = const(0)  # game.rules: the match's phase before the countdown
 
 NO_VIEW = const(-1)  # view_role of a session that receives no views
+PAIR = const(3)  # a TV's role: both players' views, seat 1's next
+_PAIR_2 = const(4)  # the same, seat 2's view next
 
 
 class ViewPublisher:
@@ -92,9 +104,18 @@ class ViewPublisher:
             session.wake()
 
     def sent(self, session, epoch):
-        """The view of epoch is written to session."""
+        """The view of epoch is written to session (for a TV, one of its two halves: after the
+        first the session stays due, for the second)."""
         if session in self.sessions:
-            self.sent_epochs[self.sessions.index(session)] = epoch
+            i = self.sessions.index(session)
+            role = self.roles[i]
+            if role == PAIR:
+                self.roles[i] = _PAIR_2
+                epoch = -2 - epoch
+            elif role == _PAIR_2:
+                self.roles[i] = PAIR
+                epoch = -2 - self.sent_epochs[i]  # the first half's (-1: send both again)
+            self.sent_epochs[i] = epoch
 
     def hold(self, session):
         """session keeps the rest of a view in the projector's buffers: no view until its
@@ -114,10 +135,14 @@ class ViewPublisher:
 
     def due(self, session):
         """True when session is subscribed and has not been sent the newest view (and no
-        session holds the buffers the view would be written in)."""
+        session holds the buffers the view would be written in). An observer is owed none
+        while the match waits for its players."""
         if self.held is not None or session not in self.sessions:
             return False
-        return self.sent_epochs[self.sessions.index(session)] != self.epoch
+        i = self.sessions.index(session)
+        if self.match.phase == _WAITING and (self.roles[i] == _OBSERVER or self.roles[i] > 2):
+            return False
+        return self.sent_epochs[i] != self.epoch
 
     # ---- frames -----------------------------------------------------------------------------
 
@@ -130,6 +155,8 @@ class ViewPublisher:
         if not self.due(session):
             return None
         role = self.roles[self.sessions.index(session)]
+        if role > 2:
+            role -= 2  # a TV: the seat whose view is next (the same bytes as its player's)
         proj = self.proj
         if role == _OBSERVER and self._obs_epoch == self.epoch:
             return memoryview(proj.obs)[proj.obs_start : proj.obs_end]

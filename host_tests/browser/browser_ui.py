@@ -461,7 +461,7 @@ def observe(ws_url, predicate=lambda view: True, timeout=10.0):
     decoder = ViewDecoder()
     last_ping = time.monotonic()
     with connect(ws_url, open_timeout=5, close_timeout=2, max_size=2**16) as ws:
-        ws.send('{"t":"join","role":"watch"}')
+        ws.send('{"t":"join","role":"watch","view":"full"}')  # (the board allows it: "tv")
         c = 0
         while True:
             left = deadline - time.monotonic()

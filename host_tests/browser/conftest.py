@@ -27,6 +27,9 @@ BROWSER_SETTINGS = {
     "reconnect_grace_ms": 20000,
     "idle_timeout_ms": 3000,
     "max_observers": 4,
+    # the tests' own observer (browser_ui.observe) asks for the whole maze; the TV pages get
+    # the default, both players' views, unless they ask
+    "tv": "full",
 }
 
 _skipped = []

@@ -52,6 +52,7 @@ SETTINGS = {
     "reconnect_grace_ms": 60000,
     "idle_timeout_ms": 20000,
     "max_observers": 4,
+    "tv": "full",  # (the test's observer steers by the whole maze)
 }
 MODES = ("idle", "flight", "logged")  # where a kill lands during play (and "window", "boot")
 
@@ -98,7 +99,7 @@ class Chaos:
 
     async def join_all(self):
         self.obs = await GameClient(self.url, "obs", heartbeat_s=1.0).connect()
-        await self.obs.join("watch")
+        await self.obs.join("watch", view="full")
         self.p = {}
         for seat in (1, 2):
             p = await GameClient(self.url, "p%d" % seat, heartbeat_s=1.0).connect()

@@ -151,7 +151,7 @@ def test_terminal_client_plays_a_match_typed_on_a_pty(game_board):
         bob = await GameClient(url, "bob").connect()
         await bob.join(name="bob")
         obs = await GameClient(url, "obs").connect()
-        await obs.join("watch")
+        await obs.join("watch", view="full")
         await term.shows("2 bob (here)", "watching 1/4")
         term.type(b"r")  # ready
         await term.shows("1 ann (here, ready)")

@@ -55,6 +55,7 @@ DEFAULTS = (
     ("cooldown_ms", None),
     ("countdown_ms", None),
     ("max_observers", 4),
+    ("tv", "players"),  # a TV is sent both players' own views unless "full" (docs/protocol.md)
     ("http_port", 80),
     ("dns_port", 53),
     ("reconnect_grace_ms", None),

@@ -27,6 +27,9 @@ export function connect() {
     clearTimeout(openTimer);
     net._lastRx = now();
     const join = { t: "join", role: session.role };
+    if (session.full) {
+      join.view = "full";
+    }
     if (session.role === "play") {
       if (session.tok) {
         join.token = session.tok;

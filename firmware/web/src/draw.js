@@ -34,6 +34,9 @@ export function drawingOn(context, paint) {
   }
 }
 
+// a TV of the players mode: both players' views side by side, each in a pane of its own
+export const pairs = () => !game._seat && game._view?.r !== "obs";
+
 // size the canvas to its box (portrait: the maze as large as the controls leave room for),
 // choose the window on the maze, and draw
 export function fit() {
@@ -41,9 +44,10 @@ export function fit() {
   if (!view) {
     return;
   }
-  const whole = view.r === "obs" || revealShown();
+  const whole = view.r === "obs" || revealShown() || pairs();
   const vw = whole ? view.w : Math.min(view.w, 15);
   const vh = whole ? view.h : Math.min(view.h, 15);
+  const cols = pairs() ? 2 * vw + 1 : vw; // (two panes, a column apart)
   hud();
   const side = $("side");
   const main = $("main");
@@ -58,8 +62,8 @@ export function fit() {
     side.style.flex = "";
     box = { width: main.clientWidth };
   }
-  const size = Math.max(8, Math.floor(Math.min((box.width - 8) / vw, (height - 8) / vh)));
-  const width = size * vw;
+  const size = Math.max(8, Math.floor(Math.min((box.width - 8) / cols, (height - 8) / vh)));
+  const width = size * cols;
   const canvasHeight = size * vh;
   const dpr = window.devicePixelRatio || 1;
   if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(canvasHeight * dpr)) {
@@ -110,10 +114,38 @@ export function cell(X, Y, cs, flags, inSight) {
 
 export function draw() {
   const view = game._view;
-  const { _cs: cs, _ox: ox, _oy: oy, _vw: vw, _vh: vh } = grid;
   if (!view) {
     return;
   }
+  if (pairs()) { // each seat's view in its pane, framed in its colour, drawn as its phone does
+    g.fillStyle = PAL.bg;
+    g.fillRect(0, 0, canvas.width, canvas.height);
+    const side = (view.w + 1) * grid._cs;
+    hooks.panes = [1, 2].filter((n) => {
+      const pane = game._panes[n];
+      if (pane.v) {
+        [game._view, game._mem, game._remembered, game._seat] = [pane.v, pane.m, pane.o, n];
+        g.save();
+        g.translate(side * (n - 1), 0);
+        paint();
+        g.strokeStyle = SEAT_COLOURS[n];
+        g.lineWidth = 3;
+        g.strokeRect(1, 1, side - grid._cs - 2, view.h * grid._cs - 2);
+        g.restore();
+      }
+      return pane.v;
+    }).length;
+    [game._view, game._mem, game._seat] = [view, 0, 0];
+  } else {
+    paint();
+  }
+  hud();
+}
+
+// the view shown (a TV's pane: that seat's), its pawns and objects
+function paint() {
+  const view = game._view;
+  const { _cs: cs, _ox: ox, _oy: oy, _vw: vw, _vh: vh } = grid;
   const watching = view.r === "obs";
   const w = view.w;
   const own = view.st;
@@ -143,11 +175,8 @@ export function draw() {
   const pawns = []; // [seat, cell, own pawn, key carried]
   if (watching) {
     for (const n of [1, 2]) {
-      const player = own.players[n - 1];
-      if (view.ph === "active" || view.ph === "countdown") {
-        drawSight(n, player);
-      }
-      if (!player.xd) {
+      const player = own.players[n - 1]; // (none in a TV's waiting room)
+      if (player?.xd === 0) {
         pawns.push([n, player.p, false, player.k]);
       }
     }
@@ -185,7 +214,6 @@ export function draw() {
       draw();
     });
   }
-  hud();
 }
 
 // both paths, once the match is over: a dot in each player's colour on every cell it stood on
@@ -208,18 +236,6 @@ function drawPaths(reveal, view) {
   }
   hooks.rv = reveal ? reveal.c.filter((f) => f >= 0).length : 0; // cells of the revealed maze
   hooks.path = counts[1] + "," + counts[2]; // cells of the two paths drawn
-}
-
-// the square a player sees (spectators, during play): dashed, in the player's colour
-function drawSight(n, player) {
-  const cs = grid._cs;
-  const [X, Y] = cellXY(player.p);
-  const side = (2 * player.rad + 1) * cs - 4;
-  g.strokeStyle = SEAT_COLOURS[n];
-  g.lineWidth = 4;
-  g.setLineDash([10, 6]);
-  g.strokeRect(X - player.rad * cs + 2, Y - player.rad * cs + 2, side, side);
-  g.setLineDash([]);
 }
 
 // a pawn that moved one cell glides there instead of jumping: its slide, or null

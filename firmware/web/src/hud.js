@@ -99,7 +99,7 @@ export function hud() {
   const view = game._view;
   const seat = game._seat;
   const own = view.st;
-  const watching = view.r === "obs";
+  const watching = !seat; // a TV: the whole maze (obs), or both players' views (pairs)
   const phase = view.ph;
   const t = now();
   const end = game._end;
@@ -167,11 +167,18 @@ export function hud() {
     setHtml($("res"), phase === "finished"
       ? resultHtml(own) + series + "</p>" + figuresHtml([1, 2]) + fairNote()
       : [headline, series, away].filter((x) => x).join("<br>"));
-    for (const n of [1, 2]) {
-      seatCard(n, own.players[n - 1]);
-    }
-    const where = [1, 2].map((n) => playerName(n) + " at " + xy(own.players[n - 1].p)).join(". ");
-    canvas.setAttribute("aria-label", "Whole maze. " + where);
+    // each seat's status: the whole maze's, or (players mode) its own view's, with its exit
+    // time once the match's figures are public
+    const player = (n) => (view.r === "obs"
+      ? own.players[n - 1]
+      : { xt: game._end?.xt[n - 1], ...game._panes[n].v?.st }) || {};
+    const where = [1, 2].map((n) => {
+      seatCard(n, player(n));
+      return player(n).p >= 0 ? playerName(n) + " at " + xy(player(n).p) : "";
+    }).join(". ");
+    canvas.setAttribute("aria-label", (view.r === "obs" ? "Whole maze. " : "Both players' views. ") + where);
+    $("bView").hidden = !game._full;
+    $("bView").textContent = session.full ? "Players' views" : "Whole maze";
     return;
   }
   setHtml($("who"), mark(seat) + nameHtml(seat) + "</span> " +

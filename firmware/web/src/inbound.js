@@ -80,6 +80,7 @@ function onWelcome(m) {
     tick();
   }
   game._seat = m.seat;
+  game._full = m.full;
   game._size = m.w * m.h;
   if (m.token) {
     session.tok = m.token;
@@ -126,6 +127,7 @@ function newMatch(n, w, h) {
   ui._timedOut = false;
   hooks.end = hooks.hint = "";
   game._mem = null;
+  game._panes = [0, {}, {}];
   if (session.role !== "play") {
     return;
   }
@@ -145,6 +147,10 @@ function onRoom(m) {
   game._room = m;
   if (game._view && m.mn !== game._mn) {
     newMatch(m.mn, game._view.w, game._view.h);
+  }
+  if (!game._seat && m.ph === "waiting") { // a TV: no maze of the coming match (none is sent)
+    game._view = { r: "obs", ph: "waiting", w: 5, h: 5, st: { players: [] }, o: [], c: [] };
+    fit();
   }
   m.p.forEach((p, i) => {
     if (p) {
@@ -415,14 +421,19 @@ function onRecord(record, raw) {
   }
 }
 
-// a complete view: shown unless older than the one shown
+// a complete view: shown unless older than the one shown. A TV of the players mode is sent
+// both players' views: each goes to its seat's pane, remembered as that player's phone does.
 function showView(part) {
   const e = part.e;
-  const previous = game._view;
+  const pane = !game._seat && e.r !== "obs" && game._panes[e.r[1]];
+  const previous = pane ? pane.v : game._view;
   const sameKind = previous?.r === e.r && previous.w === e.w && previous.h === e.h;
   if (e.s < game._lastS && sameKind) {
     reject("order");
     return;
+  }
+  if (pane) {
+    [game._mem, game._remembered] = [pane.m, pane.o || []];
   }
   clearTimeout(net._resyncTimer);
   net._resyncTimer = 0;
@@ -432,6 +443,9 @@ function showView(part) {
   game._viewNo++;
   if (e.r !== "obs") {
     remember(part, previous);
+  }
+  if (pane) {
+    [pane.v, pane.m, pane.o, game._seat, game._mem] = [game._view, game._mem, game._remembered, 0];
   }
   hooks.s = e.s;
   hooks.w = e.w;
@@ -445,8 +459,12 @@ function remember(part, previous) {
   const e = part.e;
   const own = part.st;
   game._seat = e.r === "p1" ? 1 : 2;
-  if (!game._mem || game._mem.length !== e.w * e.h) {
-    newMatch(game._mn, e.w, e.h);
+  if (game._mem?.length !== e.w * e.h) {
+    if (session.role === "play") {
+      newMatch(game._mn, e.w, e.h);
+    } else {
+      game._mem = new Int8Array(e.w * e.h).fill(-1); // a TV's pane
+    }
   }
   const mem = game._mem;
   part.c.forEach((flags, i) => {
@@ -464,6 +482,9 @@ function remember(part, previous) {
   if (own.cp >= 0) {
     game._compass = own.cp;
   }
+  if (!session.mem) { // a TV: no hints, no steps told, nothing stored
+    return;
+  }
   const firstKey = !hooks.hint && part.o.find((o) => o[0] === 0); // the first key in sight
   if (firstKey) {
     hooks.hint = firstKey[1];
@@ -477,10 +498,8 @@ function remember(part, previous) {
     const open = DIRS.filter((x, d) => wallAt(d) !== 1).join(", ") || "none";
     say("Moved " + DIRS[direction] + ". Open: " + open + ".");
   }
-  if (session.mem) {
-    session.mem.d = Array.from(mem);
-    session.mem.o = game._remembered;
-    session.mem.cp = game._compass;
-    save();
-  }
+  session.mem.d = Array.from(mem);
+  session.mem.o = game._remembered;
+  session.mem.cp = game._compass;
+  save();
 }

@@ -3,7 +3,7 @@
 // opened, help.html) with its legend drawn by the map's own code.
 
 import { PAL } from "./constants.js";
-import { connect, intent, stopHeartbeat } from "./connection.js";
+import { connect, intent, rejoin, stopHeartbeat } from "./connection.js";
 import { $, body, hooks, setHtml, toast } from "./dom.js";
 import { cell, drawingOn, fit, obj, pawn } from "./draw.js";
 import { forgetSeat, game, net, save, session, ui } from "./state.js";
@@ -193,4 +193,9 @@ export function bindScreens() {
     }
   };
   $("bLeave").onclick = leave;
+  $("bView").onclick = () => { // a TV: the whole maze or the players' views (where allowed)
+    session.full = !session.full;
+    save();
+    rejoin();
+  };
 }

@@ -9,7 +9,8 @@
 // it, so a new tab after the browser was closed resumes it, but never a seat another open tab
 // uses. Its field names are the stored format: role, tok (seat token), name, c (the last client
 // sequence), ob (the outbox: [{m, at}]), mem (the map memory: {k: token:match, d: flags per
-// cell, -1 = never seen, o: objects as last seen, cp: the last compass reading}).
+// cell, -1 = never seen, o: objects as last seen, cp: the last compass reading}), full (a TV
+// that asks for the whole maze).
 
 import { STALE } from "./constants.js";
 
@@ -105,6 +106,8 @@ export const game = { // the match
   _size: 0, // cells of the maze (welcome)
   _end: null, // the figures of match mn (its first maze message)
   _reveal: null, // the revealed maze of match mn: {mn, c: flags + 16/32 for the paths}
+  _panes: [0, {}, {}], // a TV of the players mode: per seat {v: its view, m: map memory, o: objects seen}
+  _full: false, // a TV: the board sends the whole maze to a TV that asks (welcome.full)
 };
 
 export const input = { // moves, one in flight at a time
