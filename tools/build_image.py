@@ -14,8 +14,8 @@ Layout of the image, which mirrors the board's flash:
                            (mtime=0); the 16 KB gzip budget holds for this file
     web/help.html.gz       what the page fetches when it needs it: the how-to-play text
     web/sha256.js.gz       (help.html, minified), the SHA-256 module (src/sha256.js, minified
-    web/qr.js.gz           by esbuild) that checks the seed's commitment at a match's end,
-    web/refusals.js.gz     the QR module (src/qr.js with lean-qr bundled) that draws the TV's
+    web/tv.js.gz           by esbuild) that checks the seed's commitment at a match's end,
+    web/refusals.js.gz     the QR module (src/tv.js with lean-qr bundled) that draws the TV's
                            Wi-Fi QR code from the name and password of /status, and the refusal
                            sentences (made from refusals.json), imported when the page starts
     web/url.svg.gz         the game's address as a QR code (tools/join_card.py): the spectator
@@ -302,9 +302,11 @@ PRIVATE_PROPS = "^_[a-zA-Z]"
 # src/fairness.js imports at a match's end; minified as an ES module).
 HELP_FILE = "help.html"
 SHA256_MODULE = "sha256.js"
-# ... and the TV's Wi-Fi QR code (web/src/QR_MODULE with lean-qr's encoder bundled in: an ES
-# module the spectator's waiting room imports)
-QR_MODULE = "qr.js"
+# ... and the TV's module (web/src/TV_MODULE, an ES module a spectator imports when it joins):
+# the TV's styles (web/src/TV_STYLES, minified into it) and its join panel with the Wi-Fi's QR
+# code (lean-qr's encoder bundled in)
+TV_MODULE = "tv.js"
+TV_STYLES = "tv.css"
 _UPPER_LITERAL = re.compile(r"""["']([A-Z][A-Z0-9_]{2,})["']""")
 
 
@@ -449,10 +451,20 @@ def build_sha256(web):
     return result.stdout.strip().encode()
 
 
-def build_qr(web):
-    """The QR module as the TV imports it (bytes): web/src/QR_MODULE with the encoder it imports
-    (lean-qr, node_modules/) bundled and minified by esbuild, still an ES module."""
-    source = Path(web) / "src" / QR_MODULE
+def minify_css(css):
+    """CSS minified as the page's own (minify-html's CSS minifier), without its <style> tags."""
+    import minify_html
+
+    html = minify_html.minify("<style>" + css + "</style>", minify_js=False, minify_css=True)
+    return html[len("<style>") : -len("</style>")]
+
+
+def build_tv(web):
+    """The TV's module as a spectator imports it (bytes): web/src/TV_MODULE with the encoder it
+    imports (lean-qr, node_modules/) bundled and its styles (web/src/TV_STYLES, minified) in
+    place of TV_CSS, minified by esbuild, still an ES module."""
+    source = Path(web) / "src" / TV_MODULE
+    css = minify_css((Path(web) / "src" / TV_STYLES).read_text(encoding="utf-8"))
     args = esbuild_command() + [
         str(source),
         "--bundle",
@@ -461,19 +473,20 @@ def build_qr(web):
         "--target=es2020",
         "--legal-comments=none",
         "--log-level=warning",
+        "--define:TV_CSS=" + json.dumps(css),
     ]
     env = dict(os.environ, NODE_PATH=str(ROOT / "node_modules"))
     result = subprocess.run(args, capture_output=True, text=True, env=env)
     if result.returncode != 0:
-        raise BuildError(f"esbuild failed on src/{QR_MODULE}:\n" + result.stderr.strip())
+        raise BuildError(f"esbuild failed on src/{TV_MODULE}:\n" + result.stderr.strip())
     return result.stdout.strip().encode()
 
 
 def web_files(firmware=FIRMWARE, settings=None, url=None):
     """{name: bytes before gzip} of the board's web/ folder: the built client page
     (build_page()), the files it fetches when it needs them (build_help(), build_sha256(),
-    build_qr()) and the QR code of the game's address (url, default the board's from
-    settings; tools/join_card.py). The Wi-Fi's QR code is drawn by the TV's page (qr.js) from
+    build_tv()) and the QR code of the game's address (url, default the board's from
+    settings; tools/join_card.py). The Wi-Fi's QR code is drawn by the TV's page (tv.js) from
     the board's own name and password (/status): a build cannot know the name a board makes
     from its MAC."""
     firmware = Path(firmware)
@@ -485,7 +498,7 @@ def web_files(firmware=FIRMWARE, settings=None, url=None):
         files = {"index.html": build_page(page.parent)}
         files[HELP_FILE] = build_help(page.parent)
         files[SHA256_MODULE] = build_sha256(page.parent)
-        files[QR_MODULE] = build_qr(page.parent)
+        files[TV_MODULE] = build_tv(page.parent)
         files[REFUSALS_MODULE] = build_refusals(page.parent)
         files["url.svg"] = join_card.qr_svg(url)
     except join_card.CardError as err:

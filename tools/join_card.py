@@ -67,7 +67,7 @@ def board_url(settings):
 
 def wifi_payload(ssid, password):
     """The Wi-Fi QR text: WIFI:T:WPA;S:...;P:...;; with the format's special characters
-    \\ ; , " : escaped by a backslash (as the TV's src/qr.js does)."""
+    \\ ; , " : escaped by a backslash (as the TV's src/tv.js does)."""
 
     def escape(text):
         return "".join("\\" + ch if ch in '\\;,":' else ch for ch in text)

@@ -69,7 +69,8 @@ def test_the_client_is_one_page_that_fetches_nothing_from_elsewhere():
     # the sources; the QR codes and the refusal module are made by the build
     assert "index.html" in files and "refusals.json" in files and "src/main.js" in files
     assert "help.html" in files and "src/sha256.js" in files  # fetched when needed
-    assert all(f.startswith("src/") and f.endswith(".js") for f in files if "/" in f), files
+    assert all(f.startswith("src/") for f in files if "/" in f), files
+    assert [f for f in files if "/" in f and not f.endswith(".js")] == ["src/tv.css"], files
     assert "src/refusals.js" not in files
     shell = (WEB / "index.html").read_text(encoding="utf-8")
     assert "<style>" in shell and shell.count(SCRIPT_TAG) == 1
@@ -84,28 +85,38 @@ def test_the_client_is_one_page_that_fetches_nothing_from_elsewhere():
     assert sorted(re.findall(r'fetch\("([^"]+)"', script)) == ["/help.html", "/status"]
     assert sorted(set(re.findall(r"src='([^']+)'", script))) == ["/url.svg"]
     assert sorted(set(re.findall(r"import\(([^)]+)\)", script))) == [
-        "QR_MODULE",
         "REFUSALS",
         "SHA256_MODULE",
+        "TV_MODULE",
     ]
     assert sorted(re.findall(r'fetch\("([^"]+)"', page)) == ["/help.html", "/status"]
-    assert sorted(re.findall(r'"(\./[^"]+)"', page)) == ["./qr.js", "./refusals.js", "./sha256.js"]
+    assert sorted(re.findall(r'"(\./[^"]+)"', page)) == ["./refusals.js", "./sha256.js", "./tv.js"]
 
 
 def test_the_board_image_serves_the_join_qr_codes_beside_the_page():
-    # the address's QR code as a file; the Wi-Fi's is drawn by the TV (qr.js) from /status,
+    # the address's QR code as a file; the Wi-Fi's is drawn by the TV (tv.js) from /status,
     # whatever the settings (a board without an ssid names its network after its MAC)
     files = web_files(settings={"ssid": "Maze Night", "password": "labyrinth42"})
     assert sorted(files) == [
         "help.html",
         "index.html",
-        "qr.js",
         "refusals.js",
         "sha256.js",
+        "tv.js",
         "url.svg",
     ]
     assert sorted(web_files()) == sorted(files)
     assert files["url.svg"].startswith(b"<svg") and len(gzip_bytes(files["url.svg"])) < 2048
-    qr = files["qr.js"].decode()
+    qr = files["tv.js"].decode()
     assert "export{" in qr.replace(" ", "") and "import" not in qr  # lean-qr bundled in it
-    assert len(gzip_bytes(files["qr.js"])) < 3072  # flash, not the page's budget
+    assert len(gzip_bytes(files["tv.js"])) < 4096  # flash, not the page's budget
+
+
+def test_the_tvs_styles_ship_in_the_tvs_module_not_in_the_page():
+    # src/tv.css, minified into web/tv.js (a phone never loads it); the page keeps none of it
+    files = web_files()
+    tv = files["tv.js"].decode()
+    page = files["index.html"].decode()
+    for rule in ("#cards{", ".card h3{", "#res h2{", ".qr figure{", "#jn img{"):
+        assert rule.replace("{", "") in tv and rule not in page, rule
+    assert "TV_CSS" not in tv  # the build put the styles in its place

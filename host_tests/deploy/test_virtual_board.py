@@ -200,7 +200,7 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
     assert sorted(web) == [
         "help.html",
         "index.html",
-        "qr.js",
+        "tv.js",
         "refusals.js",
         "sha256.js",
         "url.svg",

@@ -123,7 +123,7 @@ def test_what_the_page_fetches_when_needed_is_served_beside_it(host_board):
     for name, content_type in (
         ("help.html", "text/html; charset=utf-8"),
         ("sha256.js", "text/javascript"),
-        ("qr.js", "text/javascript"),
+        ("tv.js", "text/javascript"),
         ("refusals.js", "text/javascript"),
     ):
         status, headers, body = host_board.get("/" + name, host)

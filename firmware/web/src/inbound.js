@@ -12,10 +12,10 @@ import { overlay, quit, screen, status } from "./screens.js";
 import { game, input, net, save, session, ui } from "./state.js";
 import { parse, views } from "./views.js";
 
-// src/qr.js, the TV's join panel: a file of its own on the board (lean-qr's encoder in it),
-// imported by a TV only;
-// its path is a constant so that esbuild leaves the import to the browser (/qr.js)
-const QR_MODULE = "./qr.js";
+// src/tv.js, the TV's styles and join panel: a file of its own on the board (lean-qr's
+// encoder in it), imported by a TV only;
+// its path is a constant so that esbuild leaves the import to the browser (/tv.js)
+const TV_MODULE = "./tv.js";
 
 // the refusal sentences: refusals.js, made by the build from firmware/web/refusals.json, a
 // file of its own on the board, imported when the page first joins (asked again if it failed)
@@ -103,8 +103,9 @@ function onWelcome(m) {
   if (!game._view) {
     $("who").textContent = "Joining\u2026";
   }
-  if (m.role === "watch") { // the TV's waiting room: how to join (the Wi-Fi's from /status)
-    status((s) => import(QR_MODULE).then((q) => {
+  if (m.role === "watch") { // the TV's styles, and its waiting room's join panel (/status)
+    import(TV_MODULE).then(() => fit());
+    status((s) => import(TV_MODULE).then((q) => {
       ui._join = q.panel(s, location.origin + "/");
       draw();
     }));

@@ -128,7 +128,7 @@ export const ui = { // the screen, besides the view
   _log: [], // the last four events (spectators)
   _meeting: null, // a meeting being told: {back: [key_returned events]}
   _pollTimer: 0, // the join screen's /status poll
-  _join: "", // the TV's join panel: the Wi-Fi's and the address's QR codes (markup, by qr.js)
+  _join: "", // the TV's join panel: the Wi-Fi's and the address's QR codes (markup, by tv.js)
   _timedOut: false, // the match's forfeit came at the end of a grace period (a time out)
   _pos: [0, -1, -1], // where each pawn was drawn last
   _anim: [0, null, null], // pawn slides: {from, to, t0}

@@ -1,10 +1,17 @@
-// The TV's join panel: the Wi-Fi's QR code, drawn in the page from the network's name and
-// password the board reports (/status), with both in words, and the game address's QR code
-// (/url.svg). Not bundled into the page: a file of its own on the board (web/qr.js), imported
-// by the spectator's waiting room only. The QR encoder is lean-qr's (npm, pinned in
-// package.json), bundled into this file by the build (tools/build_image.py).
+// The TV's module (the spectator page, /#watch): its styles and its join panel. Not bundled
+// into the page: a file of its own on the board (web/tv.js), imported when a spectator joins,
+// so a phone never loads it. The styles are src/tv.css, minified by the build into TV_CSS
+// (tools/build_image.py). The join panel is the Wi-Fi's QR code, drawn in the page from the
+// network's name and password the board reports (/status), with both in words, and the game
+// address's QR code (/url.svg); the QR encoder is lean-qr's (npm, pinned in package.json),
+// bundled into this file by the build.
 
 import { generate } from "lean-qr/nano";
+
+/* global TV_CSS */
+const style = document.createElement("style");
+style.textContent = TV_CSS;
+document.head.append(style);
 
 // the text phone cameras offer to join: WIFI:T:WPA;S:<ssid>;P:<password>;; with \ ; , " :
 // escaped by a backslash (the format's special characters)
