@@ -81,15 +81,22 @@ def test_the_client_is_one_page_that_fetches_nothing_from_elsewhere():
     # of the board's web/ folder beside it: the two join QR codes, the help's text, the SHA-256
     # module)
     script = "".join(p.read_text(encoding="utf-8") for p in sorted((WEB / "src").glob("*.js")))
-    assert sorted(re.findall(r'fetch\("([^"]+)"', script)) == ["/help.html", "/status"]
+    # (replay.js, a module of its own: the finished match's log, /log?n=N)
+    assert sorted(re.findall(r'fetch\("([^"]+)"', script)) == ["/help.html", "/log?n=", "/status"]
     assert sorted(set(re.findall(r"src='([^']+)'", script))) == ["/url.svg"]
     assert sorted(set(re.findall(r"import\(([^)]+)\)", script))) == [
         "QR_MODULE",
         "REFUSALS",
+        "REPLAY_MODULE",
         "SHA256_MODULE",
     ]
     assert sorted(re.findall(r'fetch\("([^"]+)"', page)) == ["/help.html", "/status"]
-    assert sorted(re.findall(r'"(\./[^"]+)"', page)) == ["./qr.js", "./refusals.js", "./sha256.js"]
+    assert sorted(re.findall(r'"(\./[^"]+)"', page)) == [
+        "./qr.js",
+        "./refusals.js",
+        "./replay.js",
+        "./sha256.js",
+    ]
 
 
 def test_the_board_image_serves_the_join_qr_codes_beside_the_page():
@@ -101,6 +108,7 @@ def test_the_board_image_serves_the_join_qr_codes_beside_the_page():
         "index.html",
         "qr.js",
         "refusals.js",
+        "replay.js",
         "sha256.js",
         "url.svg",
     ]
@@ -109,3 +117,14 @@ def test_the_board_image_serves_the_join_qr_codes_beside_the_page():
     qr = files["qr.js"].decode()
     assert "export{" in qr.replace(" ", "") and "import" not in qr  # lean-qr bundled in it
     assert len(gzip_bytes(files["qr.js"])) < 3072  # flash, not the page's budget
+
+
+def test_the_replay_is_a_module_of_its_own():
+    # the instant replay (src/replay.js): fetched by the TV at a match's end and by a phone that
+    # asks, never part of the page; it imports nothing (the page lends it its drawing)
+    files = web_files()
+    replay = files["replay.js"].decode()
+    assert "export{" in replay.replace(" ", "") and "import" not in replay
+    assert "Skip replay" not in files["index.html"].decode()
+    assert "Watch the replay" in files["index.html"].decode()
+    assert len(gzip_bytes(files["replay.js"])) < 4608  # flash, not the page's budget

@@ -15,7 +15,7 @@ import base64
 import json
 
 import pytest
-from browser_ui import IPHONE, PIXEL, find_object, observe, walk
+from browser_ui import IPHONE, PIXEL, find_object, free_steps, observe, walk
 
 from build_image import REPLAY_MODULE, web_files
 from game import rules, rulesets
@@ -158,3 +158,132 @@ def test_every_ruleset_has_compasses():
     # the module to learn it from the log's ruleset index
     assert all(entry[rulesets.COMPASS] for entry in rulesets.RULESETS)
     assert rules.RESULT_DRAW == 2
+
+
+# ---- in the page, after a real match ------------------------------------------------------------
+
+QUICK_MATCH = {"countdown_ms": 600}
+DIALOG = "[role=dialog][aria-label='Replay of the match']"
+
+
+def _dataset(screen):
+    return screen.page.evaluate("() => ({...document.body.dataset})")
+
+
+@pytest.mark.upy
+@pytest.mark.slow(seconds=40)
+def test_the_tv_replays_the_match_and_a_phone_can_watch_it(browser, board):
+    host = board(**QUICK_MATCH)
+    tv = browser.tv(host.url + "#watch")
+    ann = browser.phone(host.url, PIXEL)
+    bob = browser.phone(host.url, IPHONE)
+    try:
+        tv.wait_attr("screen", "watch")
+        ann.join("Ann")
+        bob.join("Bob")
+        ann.ready()
+        bob.ready()
+        for screen in (ann, bob, tv):
+            screen.wait_attr("phase", "active", timeout=20_000)
+        maze = observe(host.ws_url, lambda v: v["ph"] == "active", timeout=30)
+        key1 = find_object(maze, 0, 1)[1]
+        key2 = find_object(maze, 0, 2)[1]
+        outward, exit1 = find_object(maze, 1, 1)
+        # Bob takes a few steps, Ann fetches her key and leaves through her exit
+        for d in free_steps(maze, bob.pos(), {key1, key2}, 3):
+            bob.pad(d)
+        walk(ann, maze, key1, avoid=(key2,))
+        ann.wait_attr("key", "1")
+        walk(ann, maze, exit1, avoid=(key2,))
+        ann.wait_js("document.getElementById('hExit').textContent === 'OPEN'")
+        ann.pad(outward)
+        tv.wait_attr("result", "Ann wins!", timeout=20_000)
+
+        # the TV replays it at once: the whole maze, nothing drawn yet but the start
+        tv.wait_attr("rp", "playing", timeout=20_000)
+        assert tv.page.locator(DIALOG).is_visible()
+        moves = tv.received("maze")[0]["mv"]  # the board's own count of each seat's moves
+        data = _dataset(tv)
+        assert data["rpOf"] == "%d,%d" % tuple(moves) and min(moves) > 0, (data, moves)
+        assert 15_000 <= int(data["rpMs"]) <= 30_000, data
+        assert tv.axe() == []
+        # half way: part of the paths; at the end (the last state held): both paths whole and
+        # the key, the exit opened and the step out marked
+        tv.replay_at(int(data["rpMs"]) // 2)
+        tv.wait_js("document.body.dataset.rpSteps !== '0,0'")
+        assert tv.attr("rpSteps") != data["rpOf"]
+        tv.replay_at(int(data["rpMs"]) - 700)
+        tv.wait_attr("rpSteps", data["rpOf"])
+        assert int(_dataset(tv)["rpMarks"]) >= 3
+        assert tv.attr("rp") == "playing"
+        tv.shot("tv-replay")
+        # skipped with its key: gone, and the result shows (the largest type on screen)
+        tv.page.keyboard.press("Escape")
+        tv.wait_attr("rp", "skipped")
+        assert tv.page.locator(DIALOG).count() == 0
+        assert tv.page.locator("#res h2").is_visible() and tv.text("#res h2") == "Ann wins!"
+
+        # a phone: Watch the replay on its result card, the same replay, skipped with its button
+        for phone in (ann, bob):
+            phone.wait_js("!!document.getElementById('bRp')", timeout=20_000)
+        assert ann.attr("rp") is None  # a phone replays only when asked
+        ann.tap("#bRp")
+        ann.wait_attr("rp", "playing")
+        assert _dataset(ann)["rpOf"] == data["rpOf"]
+        assert ann.axe() == []
+        ann.shot("phone-replay")
+        ann.tap(DIALOG + " button")
+        ann.wait_attr("rp", "skipped")
+        assert ann.page.locator("#end").is_visible()
+        assert ann.page.evaluate("document.activeElement.id") == "bRp"  # focus back
+        # ... and one played to its end: the result card again
+        bob.tap("#bRp")
+        bob.wait_attr("rp", "playing")
+        bob.replay_at(30_000)
+        bob.wait_attr("rp", "done")
+        assert bob.attr("rpSteps") == data["rpOf"]
+        assert bob.page.locator("#end").is_visible() and bob.page.locator(DIALOG).count() == 0
+        assert not (ann.errors or bob.errors or tv.errors)
+    finally:
+        for screen in (ann, bob, tv):
+            screen.close()
+
+
+@pytest.mark.upy
+@pytest.mark.slow(seconds=30)
+def test_a_rematch_ends_the_replay(browser, board):
+    # the replay belongs to the finished match: the next one's countdown takes the screen back
+    host = board(**QUICK_MATCH)
+    tv = browser.tv(host.url + "#watch")
+    ann = browser.phone(host.url, PIXEL)
+    bob = browser.phone(host.url, IPHONE)
+    try:
+        tv.wait_attr("screen", "watch")
+        ann.join("Ann")
+        bob.join("Bob")
+        ann.ready()
+        bob.ready()
+        for screen in (ann, bob, tv):
+            screen.wait_attr("phase", "active", timeout=20_000)
+        maze = observe(host.ws_url, lambda v: v["ph"] == "active", timeout=30)
+        keys = {find_object(maze, 0, 1)[1], find_object(maze, 0, 2)[1]}
+        for d in free_steps(maze, ann.pos(), keys, 2):
+            ann.pad(d)
+        ann.wait_js("document.body.dataset.pos !== undefined")
+        bob.page.once("dialog", lambda dialog: dialog.accept())  # "Leave the match?"
+        bob.tap("#bLeave")  # a forfeit: Ann wins
+        tv.wait_attr("rp", "playing", timeout=20_000)
+        assert tv.attr("rpOf").endswith(",0")
+        # a new player and a rematch: the countdown ends the replay
+        cid = browser.phone(host.url, IPHONE)
+        try:
+            cid.join("Cid")
+            cid.ready()
+            ann.tap("#bReady")
+            tv.wait_attr("rp", "stopped", timeout=20_000)
+            assert tv.page.locator(DIALOG).count() == 0
+        finally:
+            cid.close()
+    finally:
+        for screen in (ann, bob, tv):
+            screen.close()

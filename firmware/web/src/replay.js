@@ -12,8 +12,7 @@ const BITS = [1, 2, 4, 8]; // a cell's passage flag per direction N, E, S, W
 const HOLD_MS = 1500; // the last state stays this long before the result
 const body = document.body;
 let shown = null; // the replay on screen: {stop(state)}
-let skew = 0; // ms added to the replay's clock (ff(), for the tests)
-const clock = () => performance.now() + skew;
+let held = null; // the replay's time set by seek() (the tests), null: its own clock
 
 // ---- the log (docs/log.md, format 1) --------------------------------------------------------
 
@@ -345,15 +344,17 @@ export function build(log) {
 
 // ---- playing it back ------------------------------------------------------------------------
 
-// the tests' fast-forward: the replay's clock moves on ms at once
-export function ff(ms) {
-  skew += ms;
+// the tests' hand on the replay's clock: the replay shows its time ms and stays there (null:
+// it goes on from there on its own)
+export function seek(ms) {
+  held = ms;
 }
 
 // the replay of match log n over the page (kit: the page's drawing); resolves when it is over
 // ("done", "skipped", "stopped" when the page left the result, "none" when there is nothing to
 // replay). Body attributes for the tests: data-rp (that state, or "playing"), data-rp-steps
-// and data-rp-of (each seat's moves drawn and in all, "a,b"), data-rp-marks (events marked).
+// and data-rp-of (each seat's moves drawn and in all, "a,b"), data-rp-marks (events marked on
+// the maze), data-rp-ms (the replay's length, ms).
 export function play(n, kit) {
   if (shown) {
     return Promise.resolve("playing");
@@ -383,19 +384,19 @@ function show(match, [cell, obj, pawn, drawingOn, PAL, COLOURS], resolve) {
   box.style.cssText = "position:fixed;inset:0;z-index:99;display:flex;flex-direction:column;" +
     "align-items:center;justify-content:center;gap:.3em;background:" + PAL.bg;
   box.innerHTML = "<h2 style='margin:0'>Replay</h2><canvas role=img></canvas>" +
-    "<p aria-live=polite style='margin:0;min-height:1.4em;text-align:center'></p>" +
+    "<p aria-live=polite style='margin:0;min-height:1.4em;font-size:1.3em;text-align:center'></p>" +
     "<button>Skip replay</button>";
   const [, canvas, caption, button] = box.children;
   const g = canvas.getContext("2d");
   body.append(box);
-  const t0 = clock();
+  let t0 = performance.now();
   let frame = 0;
   let told = null;
   const stop = (state) => {
     cancelAnimationFrame(frame);
     removeEventListener("keydown", onKey, true);
     box.remove();
-    shown = null;
+    shown = held = null;
     body.dataset.rp = state;
     back?.focus?.();
     resolve(state);
@@ -412,6 +413,7 @@ function show(match, [cell, obj, pawn, drawingOn, PAL, COLOURS], resolve) {
   button.focus();
   shown = { stop };
   body.dataset.rp = "playing";
+  body.dataset.rpMs = length + HOLD_MS;
   body.dataset.rpOf = [1, 2].map((n) => steps.filter((s) => s.moved === n).length).join();
   const render = () => {
     frame = requestAnimationFrame(render);
@@ -419,7 +421,10 @@ function show(match, [cell, obj, pawn, drawingOn, PAL, COLOURS], resolve) {
       stop("stopped");
       return;
     }
-    const e = clock() - t0;
+    if (held !== null) {
+      t0 = performance.now() - held;
+    }
+    const e = performance.now() - t0;
     const at = cd + Math.min(e, length) * span / length; // the match's clock shown
     let i = 0;
     while (i < steps.length && steps[i].t <= at) {
