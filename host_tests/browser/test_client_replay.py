@@ -12,7 +12,6 @@
 # to the end, the events marked), it can be skipped (button and key) and then shows the result;
 # a phone's "Watch the replay" plays the same replay; axe-core finds nothing.
 import base64
-import json
 
 import pytest
 from browser_ui import IPHONE, PIXEL, find_object, free_steps, observe, walk
@@ -68,14 +67,17 @@ def _python(data):
     return head, found, fresh, replay
 
 
-CASES = [(seed, preset, None) for seed in (1, 7, 42, 1234, 99991) for preset in ("small", "classic")]
+SEEDS = (1, 7, 42, 1234, 99991)
+CASES = [(seed, preset, None) for seed in SEEDS for preset in ("small", "classic")]
 CASES += [(seed, "large", None) for seed in (3, 5)] + [(11, "huge", None)]
 CASES += [(seed, None, k) for seed in (2, 8) for k in range(len(rulesets.RULESETS))]
 
 
 @pytest.mark.parametrize("seed,preset,ruleset", CASES)
-def test_the_module_reads_and_replays_a_log_as_the_firmware_does(module_page, seed, preset, ruleset):
-    data, driven = driven_log(seed, preset or "small", 500, ruleset=ruleset)
+def test_the_module_reads_and_replays_a_log_as_the_firmware_does(
+    module_page, seed, preset, ruleset
+):
+    data, _ = driven_log(seed, preset or "small", 500, ruleset=ruleset)
     head, found, fresh, replay = _python(data)
     assert replay.reason is None and replay.done
     got = module_page.evaluate(RUN, list(data))
@@ -99,9 +101,10 @@ def test_the_module_reads_and_replays_a_log_as_the_firmware_does(module_page, se
     assert got["ok"]
     assert got["cells"] == list(fresh.cells)
     assert got["start"] == [0, fresh.start_cell[1], fresh.start_cell[2]]
-    slots = range(len(fresh.obj_cell))
+    f = fresh
     assert got["objects"] == [
-        [fresh.obj_kind[i], fresh.obj_owner[i], fresh.obj_variant[i], fresh.obj_cell[i]] for i in slots
+        [f.obj_kind[i], f.obj_owner[i], f.obj_variant[i], f.obj_cell[i]]
+        for i in range(len(f.obj_cell))
     ]
     # the end: positions, carried keys, keys on the ground, exits open and out
     m = replay.match
