@@ -307,6 +307,9 @@ SHA256_MODULE = "sha256.js"
 # code (lean-qr's encoder bundled in)
 TV_MODULE = "tv.js"
 TV_STYLES = "tv.css"
+# ... and the instant replay (web/src/REPLAY_MODULE: a finished match's log played back on the
+# TV and on a phone that asks; imports nothing, minified as an ES module like SHA256_MODULE)
+REPLAY_MODULE = "replay.js"
 _UPPER_LITERAL = re.compile(r"""["']([A-Z][A-Z0-9_]{2,})["']""")
 
 
@@ -433,10 +436,10 @@ def build_help(web):
     return minify_html.minify(html, minify_js=False, minify_css=True).encode()
 
 
-def build_sha256(web):
+def build_sha256(web, name=SHA256_MODULE):
     """The SHA-256 module as the page imports it (bytes): web/src/sha256.js minified by
-    esbuild, still an ES module."""
-    source = Path(web) / "src" / SHA256_MODULE
+    esbuild, still an ES module (name: another such module of web/src, REPLAY_MODULE)."""
+    source = Path(web) / "src" / name
     args = esbuild_command() + [
         str(source),
         "--format=esm",
@@ -447,7 +450,7 @@ def build_sha256(web):
     ]
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
-        raise BuildError(f"esbuild failed on src/{SHA256_MODULE}:\n" + result.stderr.strip())
+        raise BuildError(f"esbuild failed on src/{name}:\n" + result.stderr.strip())
     return result.stdout.strip().encode()
 
 
@@ -499,6 +502,7 @@ def web_files(firmware=FIRMWARE, settings=None, url=None):
         files[HELP_FILE] = build_help(page.parent)
         files[SHA256_MODULE] = build_sha256(page.parent)
         files[TV_MODULE] = build_tv(page.parent)
+        files[REPLAY_MODULE] = build_sha256(page.parent, REPLAY_MODULE)
         files[REFUSALS_MODULE] = build_refusals(page.parent)
         files["url.svg"] = join_card.qr_svg(url)
     except join_card.CardError as err:

@@ -289,7 +289,18 @@ class Phone:
         self.page.screenshot(path=str(target), timeout=SLOW_MS)
         return target
 
+    def replay_at(self, ms):
+        """Set the instant replay's clock to ms and hold it there (the page's own replay.js
+        module: the import is the one the page made)."""
+        self.page.evaluate("(ms) => import('/replay.js').then((m) => m.seek(ms))", ms)
+
     # ---- what a person does ----------------------------------------------------------------
+
+    def skip_replay(self):
+        """A TV at a match's end: wait for the instant replay, then skip it (Escape)."""
+        self.wait_attr("rp", "playing", SLOW_MS)
+        self.page.keyboard.press("Escape")
+        self.wait_attr("rp", "skipped")
 
     def join(self, name=None, role="play"):
         if name is not None:

@@ -82,15 +82,22 @@ def test_the_client_is_one_page_that_fetches_nothing_from_elsewhere():
     # of the board's web/ folder beside it: the two join QR codes, the help's text, the SHA-256
     # module)
     script = "".join(p.read_text(encoding="utf-8") for p in sorted((WEB / "src").glob("*.js")))
-    assert sorted(re.findall(r'fetch\("([^"]+)"', script)) == ["/help.html", "/status"]
+    # (replay.js, a module of its own: the finished match's log, /log?n=N)
+    assert sorted(re.findall(r'fetch\("([^"]+)"', script)) == ["/help.html", "/log?n=", "/status"]
     assert sorted(set(re.findall(r"src='([^']+)'", script))) == ["/url.svg"]
     assert sorted(set(re.findall(r"import\(([^)]+)\)", script))) == [
         "REFUSALS",
+        "REPLAY_MODULE",
         "SHA256_MODULE",
         "TV_MODULE",
     ]
     assert sorted(re.findall(r'fetch\("([^"]+)"', page)) == ["/help.html", "/status"]
-    assert sorted(re.findall(r'"(\./[^"]+)"', page)) == ["./refusals.js", "./sha256.js", "./tv.js"]
+    assert sorted(re.findall(r'"(\./[^"]+)"', page)) == [
+        "./refusals.js",
+        "./replay.js",
+        "./sha256.js",
+        "./tv.js",
+    ]
 
 
 def test_the_board_image_serves_the_join_qr_codes_beside_the_page():
@@ -101,6 +108,7 @@ def test_the_board_image_serves_the_join_qr_codes_beside_the_page():
         "help.html",
         "index.html",
         "refusals.js",
+        "replay.js",
         "sha256.js",
         "tv.js",
         "url.svg",
@@ -120,3 +128,14 @@ def test_the_tvs_styles_ship_in_the_tvs_module_not_in_the_page():
     for rule in ("#cards{", ".card h3{", "#res h2{", ".qr figure{", "#jn img{"):
         assert rule.replace("{", "") in tv and rule not in page, rule
     assert "TV_CSS" not in tv  # the build put the styles in its place
+
+
+def test_the_replay_is_a_module_of_its_own():
+    # the instant replay (src/replay.js): fetched by the TV at a match's end and by a phone that
+    # asks, never part of the page; it imports nothing (the page lends it its drawing)
+    files = web_files()
+    replay = files["replay.js"].decode()
+    assert "export{" in replay.replace(" ", "") and "import" not in replay
+    assert "Skip replay" not in files["index.html"].decode()
+    assert "Watch the replay" in files["index.html"].decode()
+    assert len(gzip_bytes(files["replay.js"])) < 4608  # flash, not the page's budget

@@ -202,6 +202,7 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
         "index.html",
         "tv.js",
         "refusals.js",
+        "replay.js",
         "sha256.js",
         "url.svg",
     ]

@@ -125,6 +125,7 @@ def test_what_the_page_fetches_when_needed_is_served_beside_it(host_board):
         ("sha256.js", "text/javascript"),
         ("tv.js", "text/javascript"),
         ("refusals.js", "text/javascript"),
+        ("replay.js", "text/javascript"),
     ):
         status, headers, body = host_board.get("/" + name, host)
         assert status == 200

@@ -1,8 +1,9 @@
 // Fairness (docs/log.md): the seed's commitment checked with our own SHA-256 (the board serves
 // plain http, where browsers give no crypto.subtle), and the line the result shows about it.
 
+import { PAL, SEAT_COLOURS } from "./constants.js";
 import { hooks } from "./dom.js";
-import { draw } from "./draw.js";
+import { cell, draw, drawingOn, obj, pawn } from "./draw.js";
 import { game } from "./state.js";
 
 // src/sha256.js, a file of its own on the board, imported when first needed: only a match's
@@ -10,9 +11,16 @@ import { game } from "./state.js";
 // (it resolves against the page, /sha256.js, once the script is inline).
 const SHA256_MODULE = "./sha256.js";
 
-// bytes (Uint8Array) -> a promise of the hex digest
-export function sha256(bytes) {
-  return import(SHA256_MODULE).then((module) => module.sha256(bytes));
+// src/replay.js, the instant replay of a finished match from its log (a file of its own, imported
+// by the TV at a match's end and by a phone's "Watch the replay"), drawn with the page's drawing
+const REPLAY_MODULE = "./replay.js";
+
+// the replay of the match just ended, when its log is kept (fair's log, after the end)
+export function replay() {
+  const log = game._fair?.mn === game._mn && game._fair.log;
+  if (log) {
+    import(REPLAY_MODULE).then((m) => m.play(log, [cell, obj, pawn, drawingOn, PAL, SEAT_COLOURS]));
+  }
 }
 
 // the commitment before a match; the committed bytes (pre) and the log after it, checked as
@@ -35,3 +43,7 @@ export function fairNote() {
   const fair = game._fair;
   return fair?.note && fair.mn === game._mn ? fair.note : "";
 }
+
+// a player's button for the replay, once the log can be fetched
+export const replayButton = () =>
+  game._fair?.log && game._fair.mn === game._mn ? "<button id=bRp>Watch the replay</button>" : "";

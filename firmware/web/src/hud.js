@@ -4,7 +4,7 @@
 
 import { BEARINGS, DIRS, now } from "./constants.js";
 import { $, esc, hooks, setHtml } from "./dom.js";
-import { fairNote } from "./fairness.js";
+import { fairNote, replayButton } from "./fairness.js";
 import { nameHtml, playerName } from "./inbound.js";
 import { canMove, wallAt } from "./moves.js";
 import { overlay } from "./screens.js";
@@ -260,7 +260,7 @@ function resultCardHtml(own, seats, ready, series, lobby) {
     rematch = nameHtml(other) + " wants a rematch!";
   }
   return resultHtml(own) + series + "</p>" + figuresHtml([seat, other]) + lobby +
-    "<p>" + rematch + "</p>" + fairNote();
+    "<p>" + rematch + "</p>" + replayButton() + fairNote();
 }
 
 // the D-pad: a button toward a known wall is disabled, the own exit's marked; the open

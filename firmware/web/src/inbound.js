@@ -5,7 +5,7 @@ import { DEBUG, DIRS, LETTERS, RESYNC_MS, buzz, now } from "./constants.js";
 import { heartbeat, rejoin, resend, resync, settle } from "./connection.js";
 import { $, esc, hooks, say, showConnection, toast } from "./dom.js";
 import { draw, fit } from "./draw.js";
-import { onFair } from "./fairness.js";
+import { onFair, replay } from "./fairness.js";
 import { resultText, tick, whyText } from "./hud.js";
 import { pump, wallAt } from "./moves.js";
 import { overlay, quit, screen, status } from "./screens.js";
@@ -283,6 +283,9 @@ const EVENTS = {
     const loser = 3 - m.winner;
     ui._timedOut = m.result === "forfeit" && game._away[loser] > 0 && game._away[loser] - now() < 2000;
     say(whyText(m.result, m.winner, nameHtml) + " " + resultText(m.result, m.winner, nameHtml));
+    if (!game._seat) { // the TV replays the match, then shows its result
+      replay();
+    }
   },
   meeting(m) { // told with the key_returned events after it, in one sentence
     ui._meeting = { back: [] };

@@ -4,6 +4,7 @@
 import { BIT, LETTERS, now } from "./constants.js";
 import { intent } from "./connection.js";
 import { $, hooks } from "./dom.js";
+import { replay } from "./fairness.js";
 import { refused } from "./inbound.js";
 import { game, input, net } from "./state.js";
 
@@ -160,6 +161,9 @@ export function bindControls() {
     const ruleset = e.target.dataset.rs;
     if (ruleset) {
       intent("rules", ruleset);
+    }
+    if (e.target.id === "bRp") {
+      replay();
     }
   };
   $("bReady").onclick = () => {
