@@ -20,12 +20,15 @@ def new_token():
 
 
 def same_token(a, b):
-    """True when a == b, in a time that depends only on their lengths."""
+    """True when the strs a == b, in a time that depends only on their lengths. Compared as
+    bytes: on MicroPython a[i] of a str is a one-character string interned for good."""
+    a = a.encode()
+    b = b.encode()
     if len(a) != len(b):
         return False
     diff = 0
     for i in range(len(a)):
-        diff |= ord(a[i]) ^ ord(b[i])
+        diff |= a[i] ^ b[i]
     return diff == 0
 
 
@@ -114,9 +117,8 @@ class Seat:
             self.token is not None
             and addr is not None
             and addr == self.addr
-            and addr != "127.0.0.1"
-            and addr != b"\x7f\x00\x00\x01"
-        )
+            and addr != (b"\x7f\x00\x00\x01" if type(addr) is bytes else "127.0.0.1")
+        )  # (bytes are never compared with a str: MicroPython warns of it on the console)
 
     @staticmethod
     def token_hash(token):
