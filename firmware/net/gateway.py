@@ -357,11 +357,11 @@ class Session:
             self.close = None
             self.done = self._push()
             return self.done
-        views.sent(self, epoch)
+        again = views.sent(self, epoch)  # True: a TV's second half (net.views: PAIR) is due
         self.rest = data
         self.rest_at = 0
         if self._push():
-            if views.due(self):  # a TV's second half (net.views: PAIR), at once
+            if again:
                 return self.write_due(views)
             return True
         # The projector writes its buffers again for the next view: what the socket did not

@@ -105,17 +105,21 @@ class ViewPublisher:
 
     def sent(self, session, epoch):
         """The view of epoch is written to session (for a TV, one of its two halves: after the
-        first the session stays due, for the second)."""
-        if session in self.sessions:
-            i = self.sessions.index(session)
-            role = self.roles[i]
-            if role == PAIR:
-                self.roles[i] = _PAIR_2
-                epoch = -2 - epoch
-            elif role == _PAIR_2:
-                self.roles[i] = PAIR
-                epoch = -2 - self.sent_epochs[i]  # the first half's (-1: send both again)
-            self.sent_epochs[i] = epoch
+        first the session stays due, for the second). True when a view is still due to it at
+        once (a TV's second half, or both again when the state moved on between them), which
+        its writer then writes without asking due()."""
+        if session not in self.sessions:
+            return False
+        i = self.sessions.index(session)
+        role = self.roles[i]
+        if role == PAIR:
+            self.roles[i] = _PAIR_2
+            epoch = -2 - epoch
+        elif role == _PAIR_2:
+            self.roles[i] = PAIR
+            epoch = -2 - self.sent_epochs[i]  # the first half's (-1: send both again)
+        self.sent_epochs[i] = epoch
+        return epoch != self.epoch
 
     def hold(self, session):
         """session keeps the rest of a view in the projector's buffers: no view until its
