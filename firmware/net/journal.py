@@ -283,8 +283,11 @@ class Journal:
                     h.token_hash[s] = unhexlify(seat.hashed)
                 elif seat.token:
                     h.token_hash[s] = self.sha256(seat.token.encode())[:16]  # Seat.token_hash
-            with open(name + ".new", "wb") as f:
+            f = open(name + ".new", "wb")
+            try:
                 f.write(memoryview(h.write(host.scratch))[:HEADER_SIZE])
+            finally:
+                f.close()
             os.rename(name + ".new", name)
         except (OSError, MemoryError) as exc:
             self.log("log: room not kept: %r" % (exc,))
