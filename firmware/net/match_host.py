@@ -793,7 +793,7 @@ def restore(host, restored):
         host.match = host._new_match()
         host.views.follow(host.match)
         if restored.seats is not None:  # the room between matches, as the room file kept it
-            host.match_no = head.match_no
+            host.match_no = restored.number
             for s in (1, 2):
                 if head.players[s]:  # a seat held (a held seat has a name)
                     restore_seat(
@@ -805,7 +805,7 @@ def restore(host, restored):
     host._fit(m)
     host.views.follow(m)
     reopen(host.journal, restored.n, head, restored.count, restored.seq, restored.handles)
-    host.match_no = head.match_no
+    host.match_no = restored.number
     for s in (1, 2):
         restore_seat(
             host.seats[s],

@@ -50,6 +50,7 @@ class Restored:
         self.score = (head.series[2], head.series[3])  # the series score
         self.chooser = 1 if n else 0  # who may choose the next ruleset (0: nobody seated)
         self.seats = None  # between matches: the room file, whose seats are held again
+        self.number = head.match_no  # the match number the room goes on with
         if rep is not None:
             self.match = rep.match
             self.seq = rep.match.state_seq
@@ -65,7 +66,7 @@ def resume(host, folder="log"):
     resumed, or 0. Whatever the flash holds, the board starts."""
     j = host.journal
     restored = room = None
-    n = 0
+    n = last = 0  # the newest log's number, and the number of its match
     try:
         try:
             os.mkdir(folder)
@@ -100,6 +101,8 @@ def resume(host, folder="log"):
         if n and (n, "log") in kept:
             try:
                 restored = rebuild(host, folder, n)
+                if restored is None:  # finished: the number of its match
+                    last = _number(folder, n)
             except Exception as exc:  # nothing of the host changed: a fresh boot
                 _remove(log_path(folder, n, "new"))
                 _aside(host, log_path(folder, n), log_path(folder, n, "bad"))
@@ -108,21 +111,32 @@ def resume(host, folder="log"):
         host.log("log: no resume: %r" % (exc,))
         journal.use(j, folder, n)  # (its writes then fail: no match is acknowledged unlogged)
     if room is not None:  # the log wins for what it holds (docs/log.md, "The room file")
-        if restored is None or not restored.n and restored.head.match_no < room.match_no:
-            # no match goes on, and the room file is newer than the log (written when its
-            # match started): the room between matches as it was kept, seats held
+        if restored is None or not restored.n:
+            # no match goes on: the room between matches as the room file kept it, seats held,
+            # numbered after the newest log's match (the file may have failed to be written)
+            if restored is not None:
+                last = restored.head.match_no
             restored = Restored(0, room, RULESETS[room.series[0]])
             restored.seats = room
-        if restored.seats is not None or room.match_no == restored.head.match_no + 1:
-            # kept when this match started: its exact score (a log's are capped at 15)
+            restored.number = max(room.match_no, last + 1)
+        if restored.seats is not None or room.match_no == restored.number + 1:
+            # (or kept when this match started): its exact score (a log's are capped at 15)
             restored.score = (room.params[4], room.params[5])
-        if restored.n or restored.seats is not None:
-            c = room.params[0]
-            restored.chooser = c if c < 3 and room.players[c] else restored.chooser
+        c = room.params[0]
+        restored.chooser = c if c < 3 and room.players[c] else restored.chooser
     if restored is None:
         return 0
     match_host.restore(host, restored)
     return restored.n
+
+
+def _number(folder, n):
+    """The match number in log n's header (0 when it cannot be read)."""
+    try:
+        with open(log_path(folder, n), "rb") as f:
+            return Replay.head(f.read(HEADER_SIZE)).match_no
+    except Exception:
+        return 0
 
 
 def _room(host, folder):
