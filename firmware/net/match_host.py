@@ -570,9 +570,9 @@ class MatchHost:
         if not (s1.want and s2.want and s1.session is not None and s2.session is not None):
             return
         m = self.match
-        if self.series_over():  # (also in a waiting room the room file restored)
-            self.score[1] = self.score[2] = 0  # a new series
         if m.phase == _FINISHED:
+            if self.series_over():
+                self.score[1] = self.score[2] = 0  # a new series
             if self._built is not self.ruleset:
                 self._zero_score()  # another ruleset: another series
                 m = self.match = self._new_match()
@@ -788,6 +788,8 @@ def restore(host, restored):
     host.chooser = restored.chooser
     if not host.fixed:
         host.ruleset = restored.entry
+    if host.series_over():  # (the room file's, after a series' last match) a new series
+        host._zero_score()
     now = host.ticks_ms()
     if not restored.n:  # finished or abandoned: a new match (of its ruleset)
         host.match = host._new_match()
