@@ -114,7 +114,7 @@ class Header:
         place(buf, 12, 2, countdown)
         series = self.series
         buf[14] = series[0] << 4 | series[1]
-        buf[15] = series[2] << 4 | series[3]
+        buf[15] = min(series[2], 15) << 4 | min(series[3], 15)  # (a running tally: capped)
         buf[16:32] = self.seed
         buf[32:64] = self.digest
         place(buf, 64, 2, self.match_no)

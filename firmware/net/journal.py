@@ -28,12 +28,13 @@
 # pick, head, flush, route), and short strings (interned too) are avoided.
 import gc
 import os
-from binascii import hexlify
+from binascii import hexlify, unhexlify
 from hashlib import sha256
 
 from game.compat import const
 from game.matchlog import ENTRY_SIZE, HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
-from game.rules import CMD_MOVE, FINISHED, WAITING
+from game.rules import ACTIVE, CMD_MOVE, FINISHED, WAITING
+from game.rulesets import BEST_OF, RULESETS
 
 _MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
 _DROP = const(2)
@@ -78,6 +79,7 @@ class Journal:
         # no command is acknowledged, until the board restarts; None while all is well
         self.failed = None
         self.short = None  # why the last match could not start (no room for its log)
+        self.kept = None  # what the room file on flash holds (keep()), to tell a change
 
     @staticmethod
     def remove(name):
@@ -247,6 +249,48 @@ class Journal:
         if seat.welcomed():
             return text[:-1] + ',"restarted":true}'
         return text
+
+    def keep(self, host):
+        """The room on flash between matches (docs/log.md, "The room file"): the match number
+        the room goes on with, the ruleset chosen and its chooser, the series score, and each
+        seat's token hash, name and client sequence, in the room file (a header of the log's
+        format, written whole to room.new, then renamed over room: a reset leaves the old file
+        or the new one). Called with every room line (net.match_host), written only when what
+        it keeps changed: never while a match is under way (its log has it), once when it
+        starts and once when it ends. A write that fails says so on the console, nothing more:
+        play goes on."""
+        m = host.match
+        if self.path is None or m.phase == ACTIVE:
+            return
+        seats = host.seats
+        key = (host.match_no, m.phase, host.ruleset, host.chooser, host.score[1], host.score[2])
+        key += (seats[1].token, seats[1].name, seats[2].token, seats[2].name)
+        if key == self.kept:
+            return
+        self.kept = key
+        name = "%s/room" % self.path
+        try:
+            # the chooser and the exact score where a log has its play parameters (a log's
+            # scores are 4 bits); the next match's number where a log has its own
+            series = (RULESETS.index(host.ruleset), host.ruleset[BEST_OF] // 2, 0, 0)
+            h = Header((host.chooser, 0, 0, 0, host.score[1], host.score[2]), series=series)
+            h.commit(h.digest, host.match_no + (m.phase != WAITING))
+            for s in (1, 2):
+                seat = seats[s]
+                h.last_c[s] = seat.last_c
+                h.players[s] = seat.name
+                if seat.hashed:  # restored, its player not back yet: the hash it came with
+                    h.token_hash[s] = unhexlify(seat.hashed)
+                elif seat.token:
+                    h.token_hash[s] = self.sha256(seat.token.encode())[:16]  # Seat.token_hash
+            f = open(name + ".new", "wb")
+            try:
+                f.write(memoryview(h.write(host.scratch))[:HEADER_SIZE])
+            finally:
+                f.close()
+            os.rename(name + ".new", name)
+        except (OSError, MemoryError) as exc:
+            self.log("log: room not kept: %r" % (exc,))
 
     # ---- files ------------------------------------------------------------------------------
 

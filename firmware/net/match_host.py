@@ -724,7 +724,9 @@ class MatchHost:
         return _TO_ALL
 
     def _room(self):
-        """The public lobby line (names, presence, ready flags) to everyone joined."""
+        """The public lobby line (names, presence, ready flags) to everyone joined; the room
+        kept on flash when it changed (net.journal: seats, ruleset, score, match number)."""
+        self.journal.keep(self)
         self._send(_TO_ALL, messages.room(self))
 
     # ---- figures ------------------------------------------------------------------------------
@@ -779,28 +781,39 @@ def scratch(host, entry):
 
 def restore(host, restored):
     """Apply what net.resume rebuilt (a net.resume.Restored): the ruleset (unless
-    settings.json fixes one) and the series score, and, when its match goes on (restored.n),
-    the match rebuilt, the log, the match number, both seats (held for their players' tokens),
-    the clock from its last logged time, paused until both are back. Nothing here fails on
-    the flash: net.resume has done all of that (its files are open)."""
-    head = restored.head
-    host.score[1] = head.series[2]
-    host.score[2] = head.series[3]
-    if not host.fixed:
-        host.ruleset = restored.entry
-    if not restored.n:  # finished or abandoned: a new match (of its ruleset)
-        host.match = host._new_match()
-        host.views.follow(host.match)
-        return
+    settings.json fixes one), the series score and the chooser, and, when its match goes on
+    (restored.n), the match rebuilt, the log, the match number, both seats (held for their
+    players' tokens), the clock from its last logged time, paused until both are back; when
+    none goes on, with the room file (restored.seats), its match number and seats held. Nothing
+    here fails on the flash: net.resume has done all of that (its files are open)."""
     from net.journal import reopen  # (local names: the module functions are deleted later)
     from net.seats import restore as restore_seat
 
+    head = restored.head
+    host.score[1], host.score[2] = restored.score
+    host.chooser = restored.chooser
+    if not host.fixed:
+        host.ruleset = restored.entry
+    if host.series_over():  # (the room file's, after a series' last match) a new series
+        host._zero_score()
+    now = host.ticks_ms()
+    if not restored.n:  # finished or abandoned: a new match (of its ruleset)
+        host.match = host._new_match()
+        host.views.follow(host.match)
+        if restored.seats is not None:  # the room between matches, as the room file kept it
+            host.match_no = restored.number
+            for s in (1, 2):
+                if head.players[s]:  # a seat held (a held seat has a name)
+                    restore_seat(
+                        host.seats[s], head.token_hash[s], head.players[s], head.last_c[s], 0, now
+                    )
+            ask_ready(host.seats, now)
+        return
     host.match = m = restored.match
     host._fit(m)
     host.views.follow(m)
     reopen(host.journal, restored.n, head, restored.count, restored.seq, restored.handles)
-    host.match_no = head.match_no
-    now = host.ticks_ms()
+    host.match_no = restored.number
     for s in (1, 2):
         restore_seat(
             host.seats[s],

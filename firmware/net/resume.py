@@ -38,7 +38,8 @@ class Restored:
     with, a new match of its ruleset), its header (seed, commitment, series, seats), its
     ruleset (entry), and when it goes on: the match rebuilt, its entries, where the replay
     left it (state sequence, clock, each seat's last client sequence and accepted count) and
-    the log's two files, open."""
+    the log's two files, open. Or the room file's (net.journal.keep: head its Header, seats
+    too), when no match goes on."""
 
     def __init__(self, n, head, entry, count=0, rep=None, handles=None):
         self.n = n
@@ -46,6 +47,10 @@ class Restored:
         self.entry = entry
         self.count = count
         self.handles = handles
+        self.score = (head.series[2], head.series[3])  # the series score
+        self.chooser = 1 if n else 0  # who may choose the next ruleset (0: nobody seated)
+        self.seats = None  # between matches: the room file, whose seats are held again
+        self.number = head.match_no  # the match number the room goes on with
         if rep is not None:
             self.match = rep.match
             self.seq = rep.match.state_seq
@@ -60,8 +65,8 @@ def resume(host, folder="log"):
     its match; delete the oldest logs beyond the number kept. Returns the number of the log
     resumed, or 0. Whatever the flash holds, the board starts."""
     j = host.journal
-    restored = None
-    n = 0
+    restored = room = None
+    n = last = 0  # the newest log's number, and the number of its match
     try:
         try:
             os.mkdir(folder)
@@ -92,9 +97,12 @@ def resume(host, folder="log"):
             if k <= n - j.size:
                 _remove(log_path(folder, k, kind))
         journal.use(j, folder, n)
+        room = _room(host, folder)
         if n and (n, "log") in kept:
             try:
                 restored = rebuild(host, folder, n)
+                if restored is None:  # finished: the number of its match
+                    last = _number(folder, n)
             except Exception as exc:  # nothing of the host changed: a fresh boot
                 _remove(log_path(folder, n, "new"))
                 _aside(host, log_path(folder, n), log_path(folder, n, "bad"))
@@ -102,10 +110,55 @@ def resume(host, folder="log"):
     except Exception as exc:  # the board starts, whatever its flash holds or does
         host.log("log: no resume: %r" % (exc,))
         journal.use(j, folder, n)  # (its writes then fail: no match is acknowledged unlogged)
+    if room is not None:  # the log wins for what it holds (docs/log.md, "The room file")
+        if restored is None or not restored.n:
+            # no match goes on: the room between matches as the room file kept it, seats held,
+            # numbered after the newest log's match (the file may have failed to be written)
+            if restored is not None:
+                last = restored.head.match_no
+            restored = Restored(0, room, RULESETS[room.series[0]])
+            restored.seats = room
+            restored.number = max(room.match_no, last + 1)
+        if restored.seats is not None or room.match_no == restored.number + 1:
+            # (or kept when this match started): its exact score (a log's are capped at 15)
+            restored.score = (room.params[4], room.params[5])
+        c = room.params[0]
+        restored.chooser = c if c < 3 and room.players[c] else restored.chooser
     if restored is None:
         return 0
     match_host.restore(host, restored)
     return restored.n
+
+
+def _number(folder, n):
+    """The match number in log n's header (0 when it cannot be read)."""
+    try:
+        with open(log_path(folder, n), "rb") as f:
+            return Replay.head(f.read(HEADER_SIZE)).match_no
+    except Exception:
+        return 0
+
+
+def _room(host, folder):
+    """The room file kept between matches (net.journal.keep): its Header, or None when there
+    is none; a damaged one is set aside as room.bad (the room starts fresh)."""
+    name = "%s/room" % folder
+    _remove(name + ".new")  # a write that did not finish: the file it was to replace is whole
+    try:
+        os.stat(name)
+    except OSError:
+        return None
+    try:
+        with open(name, "rb") as f:
+            raw = f.read(HEADER_SIZE + 1)
+        room = Replay.head(raw)
+        if len(raw) != HEADER_SIZE or not room.match_no or (room.last_c[1] | room.last_c[2]) >> 30:
+            raise ValueError("bad room file")
+        return room
+    except Exception as exc:
+        host.log("log: room file not used: %r" % (exc,))
+        _aside(host, name, name + ".bad")
+        return None
 
 
 def _aside(host, path, to):

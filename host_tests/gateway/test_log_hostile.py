@@ -63,15 +63,39 @@ def _play(room, steps, acks):
         room.step(lambda seat, c: acks.append((seat, c)))
 
 
-def _fresh(host):
-    """The host as a fresh boot leaves it: no seat held, a waiting match, match 1, not paused."""
+def _fresh(host, numbers=(2,)):
+    """The host as a boot with no match log leaves it: a waiting match, not paused; the room as
+    its room file kept it when match 1 started (docs/log.md, "The room file"): match 2, both
+    seats held for their players' tokens, nobody connected. (numbers: 1 too when the room
+    file may have failed to be written when match 1 started.)"""
     return (
         host.match.phase == rules.WAITING
-        and host.seats[1].token is None
-        and host.seats[2].token is None
-        and host.match_no == 1
+        and bool(host.seats[1].hashed)
+        and bool(host.seats[2].hashed)
+        and host.seats[1].session is None
+        and host.match_no in numbers
         and not host.paused
     )
+
+
+def _rejoin(back, tokens):
+    """ann and bob come back with their tokens to the room a boot restored: their seats."""
+    back.a, back.b = FakeSession(), FakeSession()
+    for session, token in ((back.a, tokens[1]), (back.b, tokens[2])):
+        send(back.host, session, '{"t":"join","role":"play","token":"%s"}' % token)
+        assert session.last("welcome")["restarted"] is True
+    back.tokens = tokens
+    return back
+
+
+def _restart(back):
+    """Both say ready again (their next client sequence) and the countdown runs out."""
+    for number, session in ((1, back.a), (2, back.b)):
+        c = back.host.seats[number].last_c + 1
+        send(back.host, session, '{"t":"ready","c":%d}' % c)
+    back.clock.wait(400)
+    back.host.tick()
+    assert back.host.match.phase == rules.ACTIVE
 
 
 def _bytes_of_a_match(tmp_path, monkeypatch):
@@ -142,7 +166,7 @@ def test_a_full_flash_at_every_point_never_acks_what_it_did_not_keep(tmp_path, m
             send(back.host, a, '{"t":"join","role":"play","token":"%s"}' % room.tokens[1])
             assert a.last("welcome")["restarted"] is True
         else:
-            assert _fresh(back.host)
+            assert _fresh(back.host, (1, 2))
         assert any(n.startswith("match-1.") for n in _files(folder)) or budget < 208
     assert 0 in failed_at and len(failed_at) > 10  # before the first move, and all through
 
@@ -210,7 +234,7 @@ def test_a_resume_that_fails_at_any_write_is_all_or_nothing(tmp_path, monkeypatc
     for budget in list(range(0, 2 * len(original) + 200, 53)) + [None]:
         folder = tmp_path / ("r%s" % budget)
         folder.mkdir()
-        for name in _files(live):
+        for name in os.listdir(live):  # the logs and the room file
             (folder / name).write_bytes((live / name).read_bytes())
         flash.budget = budget
         lines = []
@@ -239,7 +263,7 @@ def test_a_resume_that_fails_at_any_write_is_all_or_nothing(tmp_path, monkeypatc
             assert any("not resumed" in line and "28" in line for line in lines), lines
             # the fresh board serves: a new match, numbered after the one set aside
             flash.budget = None
-            back.seat().start()
+            _restart(_rejoin(back, room.tokens))
             assert "match-2.log" in _files(folder)
     assert outcomes == {"resumed", "fresh"}
 
@@ -278,11 +302,11 @@ def test_a_tail_that_is_a_folder_gives_a_fresh_boot(tmp_path):
     back = Room(live, Clock(1))
     assert back.resumed == 0 and _fresh(back.host)
     assert "match-1.bad" in _files(live)
-    # the board serves and numbers on
+    # the board serves and numbers on: no stranger gets a seat, its players get theirs back
     stranger = FakeSession()
-    send(back.host, stranger, '{"t":"join","role":"play","token":"%s"}' % room.tokens[1])
-    assert stranger.last("err") == {"t": "err", "code": "BAD_TOKEN"}
-    back.seat().start()
+    send(back.host, stranger, '{"t":"join","role":"play"}')
+    assert stranger.last("err") == {"t": "err", "code": "ROOM_FULL"}
+    _restart(_rejoin(back, room.tokens))
     assert "match-2.log" in _files(live)
 
 
