@@ -39,8 +39,9 @@ BOARD_HEAP = "112wK"
 # image's .mpy files, whose heap `make mem` measures against the budgets). 2 players + 4
 # observers needed 84wK until the log's failure paths, the room's reset and the writers'
 # fallback came (2026-12-03); then 96wK failed at boot, compiling the wiring's imports (a
-# 2,672-byte block), so this is 104wK.
-GATEWAY_HEAP = "104wK"
+# 2,672-byte block), and 104wK at the first upgrade (a 1,280-byte block for the qstr pool's
+# next part, in a heap the compiler had fragmented), so this is the board heap, 112wK.
+GATEWAY_HEAP = BOARD_HEAP
 # The core tests under MicroPython (tools/upytest.py: `make test-upy`, test_upy_suite.py) on both
 # word sizes. A test heap, not a board heap: the reference models the tests check the core
 # against (tools/projector_model.py, tools/view_decoder.py) hold far more than the board's core

@@ -156,10 +156,13 @@ def test_rematch_with_a_new_seed(game_board):
         assert await p1.until_closed() == 1000
         p1 = await GameClient(game_board.ws_url, "p1b").connect()
         assert (await p1.join(name="ann"))["seat"] == 1
+        # a newcomer in the freed seat gets a fresh waiting room: match 2, never the last
+        # match's result (docs/protocol.md, "a room that resets")
+        await obs.until(lambda: obs.rooms[-1]["mn"] == 2, what="a fresh room")
+        assert obs.rooms[-1]["ph"] == "waiting"
         for client in (p1, p2, obs):
             client.events.clear()
-        assert (await p1.intent("rematch"))["t"] == "ack"
-        assert obs.rooms[-1]["mn"] == 1 and obs.rooms[-1]["ph"] == "finished"
+        assert (await p1.intent("rematch"))["t"] == "ack"  # (a rematch is a ready here)
         assert (await p2.intent("rematch"))["t"] == "ack"
         for client in (p1, p2, obs):
             await client.event("phase", ph="countdown")
