@@ -7,7 +7,9 @@
 # so it errs on the strict side (an attribute name counts as the module's own only if one of
 # its classes assigns it). One exception, named: net.wiring's drop_boot_code() deletes the
 # boot-only functions of long-lived modules (`del portal.board_url`, ...) so their bytecode
-# is collected (docs/memory.md); it deletes, it never writes.
+# is collected (docs/memory.md); it deletes, it never writes. A boot-only method is deleted by
+# setting it to None (`Gateway.arm = None`: MicroPython keeps a class attribute deleted with
+# `del` in the class's table, so only None frees its code); nothing else is written there.
 import ast
 from pathlib import Path
 
@@ -94,6 +96,13 @@ def violations(source, name="module"):
             dropped.update(
                 id(n) for n in ast.walk(scope) if isinstance(getattr(n, "ctx", None), ast.Del)
             )
+            for n in ast.walk(scope):  # a method dropped: set to None, nothing else
+                if (
+                    isinstance(n, ast.Assign)
+                    and isinstance(n.value, ast.Constant)
+                    and n.value.value is None
+                ):
+                    dropped.update(id(t) for t in n.targets)
     for scope in scopes:
         made = _made_here(scope, classes)
         for node in ast.walk(scope):

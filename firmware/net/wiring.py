@@ -136,13 +136,29 @@ def drop_boot_code():
     their bytecode is collected (with the .mpy files on the filesystem it is in the heap). The
     handlers they made live on. (Only module-level functions: a method deleted from its class
     frees nothing, docs/memory.md.)"""
+    from microdot import Microdot, URLPattern
+
     from game import rules
+    from game.projector import Projector
     from net import captive_dns, journal, match_host, portal, seats
+    from net.gateway import Gateway
+    from net.limits import SourceLimit
+    from net.server import Server
+    from net.views import ViewPublisher
 
     del portal.board_url, portal.add_portal_routes, portal.add_status_route
     del portal.add_client_routes, journal.add_log_route, journal.use, journal.reopen
     del match_host.scratch, match_host.restore, seats.restore  # (net.resume's, at boot)
     del rules.preset, captive_dns.ipv4_bytes  # (game.rulesets keeps its own reference)
+    # The constructors of the objects made once, at boot, and the gateway's arm(): a method is
+    # dropped by setting it to None (`del` frees nothing: MicroPython keeps a deleted class
+    # attribute's value in the class's table). Nothing makes another of these after boot.
+    Projector.__init__ = ViewPublisher.__init__ = match_host.MatchHost.__init__ = None
+    journal.Journal.__init__ = seats.Seat.__init__ = Gateway.__init__ = Gateway.arm = None
+    Server.__init__ = SourceLimit.__init__ = captive_dns.CaptiveDns.__init__ = None
+    # and Microdot's: the one app and its routes are made at boot
+    Microdot.__init__ = Microdot.route = Microdot.before_request = None
+    Microdot.errorhandler = URLPattern.__init__ = None
 
 
 def _collect(step):
