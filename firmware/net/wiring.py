@@ -31,21 +31,28 @@ class Board:
     /status reports besides (wlan, started, writers). net.board runs it."""
 
 
-def make_game(settings, log=print, ticks_ms=None):
-    """The game's objects, each made once and handed to those that use it: the view
-    publisher, the match host (given the publisher) and the gateway (given both). Returns the
-    gateway (its host and views are `game.host`, `game.views`). ticks_ms: the host's clock (the
-    tests give theirs). The match log's resume and the watchdog come after (wire())."""
-    from net.gateway import Gateway
+def make_host(settings, log=print, ticks_ms=None):
+    """The view publisher and the match host (given the publisher: `host.views`), each made
+    once. ticks_ms: the host's clock (the tests give theirs)."""
     from net.match_host import MatchHost
     from net.views import ViewPublisher
 
     views = ViewPublisher()
     if ticks_ms is None:
-        host = MatchHost(settings, views, log)
-    else:
-        host = MatchHost(settings, views, log, ticks_ms)
-    return Gateway(settings, host, views, log)
+        return MatchHost(settings, views, log)
+    return MatchHost(settings, views, log, ticks_ms)
+
+
+def make_game(settings, log=print, ticks_ms=None, host=None):
+    """The game's objects, each made once and handed to those that use it: the view
+    publisher, the match host (make_host; or the host given) and the gateway (given both).
+    Returns the gateway (its host and views are `game.host`, `game.views`). The match log's
+    resume and the watchdog come after (wire())."""
+    from net.gateway import Gateway
+
+    if host is None:
+        host = make_host(settings, log, ticks_ms)
+    return Gateway(settings, host, host.views, log)
 
 
 def host_overrides():
@@ -165,7 +172,9 @@ def _collect(step):
     gc.collect()
 
 
-# The long-lived modules, imported in this order by wire() (each followed by a collection).
+# The long-lived modules, imported in this order by wire() (each followed by a collection):
+# first what the match host and the match log's resume need, then (after the resume, whose
+# code is dropped again: the heap's peak at boot) the rest.
 _LONG_LIVED = (
     "microdot.microdot",
     "game.engine",
@@ -177,6 +186,8 @@ _LONG_LIVED = (
     "net.views",
     "net.journal",
     "net.match_host",
+)
+_SERVING = (
     "net.gateway",
     "net.limits",
     "net.server",
@@ -199,6 +210,12 @@ def wire(step=_collect):
     for name in _LONG_LIVED:
         __import__(name)
         step(name)
+    host = make_host(config)
+    resume_match(host)  # (its code is imported and dropped before the servers' is imported)
+    step("objects: Match, Projector, MatchHost; the log resumed")
+    for name in _SERVING:
+        __import__(name)
+        step(name)
     from microdot import Microdot
 
     from game.projector import WRITERS
@@ -211,11 +228,10 @@ def wire(step=_collect):
     url = portal.board_url(address, config.http_port)
     started = time.ticks_ms()
     app = Microdot()
-    game = make_game(config)
-    resume_match(game.host)
+    game = make_game(config, host=host)
     game.arm(arm_watchdog(config.watchdog_ms))
     server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
-    step("objects: Match, Projector, Gateway buffers, CaptiveDns")
+    step("objects: Gateway buffers, Server, CaptiveDns")
 
     board = Board()
     board.config = config
