@@ -403,9 +403,12 @@ class Phone:
     def release(self):
         self._touch("touchEnd")
 
-    def move(self, d, how):
+    def move(self, d, how, exact=True):
         """One step by `how` (pad, swipe, arrow, wasd) from the current cell; returns the new
-        cell once the page shows it (the board accepted the move and sent the view)."""
+        cell once the page shows it (the board accepted the move and sent the view). Not
+        exact (a walk, which plans its route again from wherever the page is): the page's
+        cell once it changed. A synthesized tap's lift can reach a loaded machine's page after
+        the move's cooldown, and the page then rightly repeats the held direction."""
         before = self.pos()
         if how == "pad":
             self.pad(d)
@@ -415,6 +418,9 @@ class Phone:
             self.key(d, wasd=how == "wasd")
         target = step(before, d, self.width)
         try:
+            if not exact:
+                self.wait_js("(b) => document.body.dataset.pos !== b", str(before))
+                return self.pos()
             self.wait_attr("pos", target)
         except AssertionError as err:
             raise AssertionError("a step %s by %s from %d: %s" % ("NESW"[d], how, before, err))
@@ -438,7 +444,7 @@ def walk(phone, maze, goal, avoid=(), methods=("pad",), drop_foreign=True):
             return here
         route = path(cells, w, h, here, goal, avoid) or path(cells, w, h, here, goal)
         assert route, "no route from %d to %d" % (here, goal)
-        phone.move(route[0], methods[k % len(methods)])
+        phone.move(route[0], methods[k % len(methods)], exact=False)
         carried = int(phone.attr("key"))
         if drop_foreign and carried and carried != seat:
             phone.drop_key()

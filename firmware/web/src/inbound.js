@@ -115,6 +115,9 @@ function newMatch(n, w, h) {
   if (n === game._mn && game._mem?.length === w * h) {
     return;
   }
+  if (n !== game._mn) {
+    say(""); // the last match's result is not read out in the next one's waiting room
+  }
   game._mn = n;
   game._lastS = -1;
   game._end = null;
