@@ -58,23 +58,45 @@ def close_code_valid(code):
 
 def valid_utf8(data):
     """True when data (bytes-like) is well-formed UTF-8 (RFC 3629): no overlong forms, no
-    surrogates (U+D800-DFFF), nothing above U+10FFFF, no truncated sequence. MicroPython's
+    surrogates (U+D800-DFFF), nothing above U+10FFFF, no truncated sequence. (MicroPython's
     decoder checks the byte structure but keeps overlong forms, surrogates and code points
-    above U+10FFFF, so each code point is checked and the shortest encoding of them all must
-    take exactly the bytes given."""
+    above U+10FFFF.)"""
     if not data or max(data) < 0x80:
         return True  # ASCII, the usual intent: checked in C
-    try:
-        text = str(data, "utf-8")
-    except UnicodeError:
-        return False
-    size = 0
-    for ch in text:
-        code = ord(ch)
-        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+    # Byte by byte (RFC 3629's table of well-formed sequences), never as a str: on MicroPython
+    # each one-character string a loop over a str makes is interned for good (a qstr), so any
+    # client's frames of new characters would grow the qstr pool until the heap was gone.
+    n = len(data)
+    i = 0
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            i += 1
+            continue
+        low, high = 0x80, 0xBF  # the second byte's range
+        if 0xC2 <= b <= 0xDF:
+            size = 2
+        elif 0xE0 <= b <= 0xEF:
+            size = 3
+            if b == 0xE0:
+                low = 0xA0  # no overlong form
+            elif b == 0xED:
+                high = 0x9F  # no surrogate
+        elif 0xF0 <= b <= 0xF4:
+            size = 4
+            if b == 0xF0:
+                low = 0x90  # no overlong form
+            elif b == 0xF4:
+                high = 0x8F  # nothing above U+10FFFF
+        else:
+            return False  # a continuation byte first, an overlong lead (C0, C1), or F5..FF
+        if i + size > n or not low <= data[i + 1] <= high:
             return False
-        size += 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
-    return size == len(data)
+        for j in range(i + 2, i + size):
+            if data[j] & 0xC0 != 0x80:
+                return False
+        i += size
+    return True
 
 
 def payload_length(head):

@@ -73,8 +73,7 @@ INTENTS = (
     ("rules", RULES),
 )
 
-_HEX = "0123456789abcdef"
-_NAME_DROP = "<>&\"'`\\"  # characters a name never keeps (it may end up in someone's HTML)
+_NAME_DROP = b"<>&\"'`\\"  # characters a name never keeps (it may end up in someone's HTML)
 
 
 class Intent:
@@ -123,23 +122,33 @@ def _unprintable(code):
 
 def clean_name(text):
     """Up to MAX_NAME printable characters of text, without markup characters: the result is
-    always text that encodes to valid UTF-8, whatever the client sent."""
-    kept = []
-    for ch in text:
-        if len(kept) == _MAX_NAME:
-            break
-        if _unprintable(ord(ch)) or ch in _NAME_DROP:
-            continue
-        kept.append(ch)
-    return "".join(kept).strip()
+    always text that encodes to valid UTF-8, whatever the client sent. Read from its UTF-8
+    bytes, never a character at a time: on MicroPython each one-character string a loop over
+    a str makes is interned for good (a qstr), so a stream of names with new characters would
+    fill the heap with them (host_tests/net/test_names.py)."""
+    data = text.encode("utf-8", "surrogatepass")  # (JSON escapes can make lone surrogates)
+    kept = bytearray()
+    count = 0
+    i = 0
+    while i < len(data) and count < _MAX_NAME:
+        b = data[i]
+        size = 1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+        code = b & (0x7F >> size) if size > 1 else b
+        for j in range(i + 1, i + size):
+            code = code << 6 | data[j] & 0x3F
+        if not (_unprintable(code) or size == 1 and b in _NAME_DROP):
+            kept.extend(data[i : i + size])
+            count += 1
+        i += size
+    return kept.decode().strip()
 
 
 def valid_token(value):
-    """True for exactly TOKEN_CHARS lowercase hex characters."""
+    """True for exactly TOKEN_CHARS lowercase hex characters (read as bytes: see clean_name)."""
     if type(value) is not str or len(value) != _TOKEN_CHARS:
         return False
-    for ch in value:
-        if ch not in _HEX:
+    for b in value.encode():
+        if not (48 <= b <= 57 or 97 <= b <= 102):  # 0-9, a-f
             return False
     return True
 

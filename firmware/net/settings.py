@@ -206,8 +206,8 @@ def _check(field, value):
     if kind == _PASSPHRASE:
         if len(value) < lo or len(value) > hi:
             return "must be %d..%d characters long, got %d" % (lo, hi, len(value))
-        for ch in value:
-            if ch < " " or ch > "~":
+        for b in value.encode():  # (bytes: a str's characters would each become a qstr)
+            if b < 32 or b > 126:
                 return "may hold only printable ASCII characters"
     return None
 
