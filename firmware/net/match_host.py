@@ -270,13 +270,14 @@ class MatchHost:
             if self.match.phase == _FINISHED:
                 # a newcomer never sees (nor is named in) the last match's result
                 self._fresh()
+            to = session
             if not self.chooser:
                 self.chooser = seat.number
-                self._post_rules(None)
+                to = None  # the rules, saying who chooses, made again for everyone
             self._bind(session, seat)
             ask_ready(self.seats, self.ticks_ms())  # (each player's time to say ready starts)
             session.post_text(messages.welcome_player(self, seat, False))
-            self._post_rules(session)
+            self._post_rules(to)
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)  # the commitment (the seed, after the end)
         if (
@@ -521,19 +522,24 @@ class MatchHost:
             self._fresh()  # its players are gone: the room waits afresh
         self._room()
 
-    def _fresh(self):
-        """A finished match whose players left, or whose freed seat a newcomer takes: the
-        room is a fresh waiting room (a new maze and match number, no result, nobody ready;
-        the series score is already zero)."""
+    def _next(self):
+        """The next match in place of the finished one: a new maze and match number, of the
+        ruleset chosen meanwhile if another (a new match of it), else the same match reset."""
         if self._built is not self.ruleset:
             self.match = self._new_match()
             self.views.follow(self.match)
         else:
             self.match.reset(self._seed())
         self.match_no += 1
+        gc.collect()  # the maze generation's temporaries
+
+    def _fresh(self):
+        """A finished match whose players left, or whose freed seat a newcomer takes: the
+        room is a fresh waiting room (a new maze and match number, no result, nobody ready;
+        the series score is already zero)."""
+        self._next()
         self.seats[1].ready(False)
         self.seats[2].ready(False)
-        gc.collect()  # the maze generation's temporaries
         self.views.changed()
         self.log("game: match %d waits" % self.match_no)
 
@@ -561,12 +567,8 @@ class MatchHost:
                 self.score[1] = self.score[2] = 0  # a new series
             if self._built is not self.ruleset:
                 self._zero_score()  # another ruleset: another series
-                m = self.match = self._new_match()
-                self.views.follow(m)
-            else:
-                m.reset(self._seed())
-            self.match_no += 1
-            gc.collect()  # the maze generation's temporaries
+            self._next()
+            m = self.match
         if m.phase != _WAITING:
             return
         short = self.journal.room(self)  # room on flash for this match's whole log

@@ -23,7 +23,9 @@ _BOOT_ONLY = ("net.settings", "net.access_point", "machine")
 
 
 class Config:
-    """The checked settings as plain attributes (one per field of net.settings.FIELDS)."""
+    """The checked settings as plain attributes (one per field of net.settings.FIELDS; the
+    board's config keeps only the four it reads once it runs: ssid, password, preset,
+    http_port)."""
 
 
 class Board:
@@ -234,7 +236,13 @@ def wire(step=_collect):
     step("objects: Gateway buffers, Server, CaptiveDns")
 
     board = Board()
-    board.config = config
+    # what the board reads of its settings once it runs (main, /status): a Config of these
+    # four, not of every field (the objects read theirs as they were made)
+    board.config = kept = Config()
+    kept.ssid = config.ssid
+    kept.password = config.password
+    kept.preset = config.preset
+    kept.http_port = config.http_port
     board.bind = bind
     board.url = url
     board.app = app
