@@ -209,3 +209,21 @@ def test_messages_are_framed_on_the_session_side_only():
         for a in node.names
     ]
     assert imported == ["put_header"], imported
+
+
+def test_the_boot_code_drop_may_set_methods_to_none_and_nothing_else():
+    # net.wiring's drop_boot_code frees boot-only methods by setting them to None (`del` on a
+    # class attribute frees nothing in MicroPython); any other write there is still one
+    source = """
+from net.gateway import Gateway
+
+def drop_boot_code():
+    Gateway.arm = None
+    Gateway.__init__ = Gateway.accept = None
+    Gateway.path = "/x"
+"""
+    found = violations(source, "net/wiring.py")
+    assert found == ["net/wiring.py:7 writes Gateway.path"], found
+    assert violations(source.replace("drop_boot_code", "wire"), "net/wiring.py")[:1] == [
+        "net/wiring.py:5 writes Gateway.arm"
+    ]
