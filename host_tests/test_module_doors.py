@@ -7,7 +7,9 @@
 # so it errs on the strict side (an attribute name counts as the module's own only if one of
 # its classes assigns it). One exception, named: net.wiring's drop_boot_code() deletes the
 # boot-only functions of long-lived modules (`del portal.board_url`, ...) so their bytecode
-# is collected (docs/memory.md); it deletes, it never writes.
+# is collected (docs/memory.md); it deletes, it never writes. A boot-only method is deleted by
+# setting it to None (`Gateway.arm = None`: MicroPython keeps a class attribute deleted with
+# `del` in the class's table, so only None frees its code); nothing else is written there.
 import ast
 from pathlib import Path
 
@@ -94,6 +96,13 @@ def violations(source, name="module"):
             dropped.update(
                 id(n) for n in ast.walk(scope) if isinstance(getattr(n, "ctx", None), ast.Del)
             )
+            for n in ast.walk(scope):  # a method dropped: set to None, nothing else
+                if (
+                    isinstance(n, ast.Assign)
+                    and isinstance(n.value, ast.Constant)
+                    and n.value.value is None
+                ):
+                    dropped.update(id(t) for t in n.targets)
     for scope in scopes:
         made = _made_here(scope, classes)
         for node in ast.walk(scope):
@@ -200,3 +209,21 @@ def test_messages_are_framed_on_the_session_side_only():
         for a in node.names
     ]
     assert imported == ["put_header"], imported
+
+
+def test_the_boot_code_drop_may_set_methods_to_none_and_nothing_else():
+    # net.wiring's drop_boot_code frees boot-only methods by setting them to None (`del` on a
+    # class attribute frees nothing in MicroPython); any other write there is still one
+    source = """
+from net.gateway import Gateway
+
+def drop_boot_code():
+    Gateway.arm = None
+    Gateway.__init__ = Gateway.accept = None
+    Gateway.path = "/x"
+"""
+    found = violations(source, "net/wiring.py")
+    assert found == ["net/wiring.py:7 writes Gateway.path"], found
+    assert violations(source.replace("drop_boot_code", "wire"), "net/wiring.py")[:1] == [
+        "net/wiring.py:5 writes Gateway.arm"
+    ]

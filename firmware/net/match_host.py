@@ -87,7 +87,6 @@ class MatchHost:
         # a match's length limit: at this many accepted commands it ends as a draw (the room
         # its log needs on flash is then bounded: docs/log.md)
         self.max_moves = getattr(settings, "max_moves", 2000)
-        self.halted = False  # the log failed: paused until the board restarts (_halt)
         # The ruleset (game.rulesets): the one settings.json names (fixed), or classic, which
         # the lobby may change; and what settings.json fixes for every ruleset (None: the
         # ruleset's own).
@@ -114,19 +113,16 @@ class MatchHost:
         # a seated player facing an opponent in the waiting room must say ready this soon (0: no
         # limit), or the seat is free for someone else: nobody holds the room
         self.ready_ms = getattr(settings, "ready_timeout_ms", 0)
-        self.ready_left = ready_left  # (net.seats': the room line's rl, ready_left(host, seat))
         self.seats = (None, Seat(1), Seat(2))
         self.observers = []
         self.match_no = 1
         # tells a board restart from a reconnect (its own random bits: _seed() would start
         # a new match's seed in the journal, and the match's seed is secret until its end)
         self.boot = int.from_bytes(os.urandom(4), "big") & 0x3FFFFFFF
-        # the framed rules message, made again only when what it says changes (the ruleset,
-        # the chooser): every join posts these same bytes; dropped while a match runs
-        self._rules_msg = None
-        self._rules_data = None  # its frame, made by the first session it went to
-        self._rules_for = None  # the ruleset and the chooser it says
-        self._rules_by = 0
+        # the framed rules message (made by the first session it went to), made again only
+        # when what it says changes (the ruleset, the chooser: _post_rules(None)): every join
+        # posts these same bytes; dropped while a match runs
+        self._rules_data = None
         # per seat, this match: accepted moves (and the cells stood on: trail, made with the
         # match) for the end of the match
         self.moves = [0, 0, 0]
@@ -158,17 +154,13 @@ class MatchHost:
         # 16 random bytes, committed to; 30 bits reach the engine
         return self.journal.pick(series)
 
-    def _new_match(self):
-        """A match of the ruleset chosen (with what settings.json fixes); its grace too."""
-        fix = self._fix
-        m = rulesets.new_match(self._seed(), self.ruleset, fix[0], fix[1], fix[2], self.scratch)
-        self._fit(m)
-        return m
-
-    def _fit(self, m):
-        # m is the match of the ruleset chosen: its grace, and the end of a match's buffers
+    def _new_match(self, m=None):
+        """A match of the ruleset chosen (with what settings.json fixes; or m, one of it the
+        match log rebuilt), with its grace and the end of a match's buffers."""
         fix = self._fix
         entry = self._built = self.ruleset
+        if m is None:
+            m = rulesets.new_match(self._seed(), entry, fix[0], fix[1], fix[2], self.scratch)
         self.grace_ms = entry[rulesets.GRACE_MS] if fix[3] is None else fix[3]
         # the end of a match's buffers, for this maze's size: the cells stood on (seat 1's
         # bitset, then seat 2's) and the reveal's frames (made now, not at the end)
@@ -178,6 +170,7 @@ class MatchHost:
             gc.collect()
             self.trail = bytearray(2 * ((n + 7) >> 3))
             self.reveal = messages.maze_buffers(n)
+        return m
 
     def _zero_score(self):
         # in place: the list lives as long as the host (a new one, made late, would sit
@@ -283,13 +276,14 @@ class MatchHost:
             if self.match.phase == _FINISHED:
                 # a newcomer never sees (nor is named in) the last match's result
                 self._fresh()
+            to = session
             if not self.chooser:
                 self.chooser = seat.number
-                self._post_rules(None)
+                to = None  # the rules, saying who chooses, made again for everyone
             self._bind(session, seat)
             ask_ready(self.seats, self.ticks_ms())  # (each player's time to say ready starts)
             session.post_text(messages.welcome_player(self, seat, False))
-            self._post_rules(session)
+            self._post_rules(to)
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
         self.journal.attach(self, session)  # the commitment (the seed, after the end)
         if (
@@ -309,31 +303,24 @@ class MatchHost:
         ):
             # a full room: no join is due (a reconnect makes the frame again), and its room is
             # the room's (/status, the ready messages, the match's start) once it is written
-            self._rules_msg = self._rules_data = self._rules_for = None
+            self._rules_data = None
         self._room()
         self._maybe_start()
 
     # ---- the ruleset ------------------------------------------------------------------------
 
-    def _rules(self):
-        """The rules message: made again only when the ruleset or the chooser changed since the
-        last one (a message still queued keeps the text it was posted with)."""
-        if self._rules_for is not self.ruleset or self._rules_by != self.chooser:
-            self._rules_msg = self._rules_data = None  # free for the new one, unless queued
-            self._rules_msg = self._rules_text()
-            self._rules_for = self.ruleset
-            self._rules_by = self.chooser
-        return self._rules_msg
-
     def _post_rules(self, to):
-        """The rules message to one session, or (None) everyone: every join posts the same
-        frame (docs/memory.md, "Fragmentation on the join path"), framed by the first session
-        it went to."""
-        text = self._rules()
+        """The rules message to one session, or (None: the ruleset or the chooser changed) made
+        again for everyone: every join posts the same frame (docs/memory.md, "Fragmentation on
+        the join path"), framed by the first session it went to (a frame still queued keeps
+        its bytes: mailboxes never write to a frame)."""
         if to is None:
-            self._rules_data = self._send(_TO_ALL, text, self._rules_data)
+            self._rules_data = None  # its room is free for the new one, unless still queued
+            self._rules_data = self._send(_TO_ALL, self._rules_text())
+        elif self._rules_data is None:
+            self._rules_data = to.post_text(self._rules_text())
         else:
-            self._rules_data = to.post_text(text, self._rules_data)
+            to.post_text(None, self._rules_data)
 
     def _rules_text(self):
         entry = self.ruleset
@@ -541,19 +528,24 @@ class MatchHost:
             self._fresh()  # its players are gone: the room waits afresh
         self._room()
 
-    def _fresh(self):
-        """A finished match whose players left, or whose freed seat a newcomer takes: the
-        room is a fresh waiting room (a new maze and match number, no result, nobody ready;
-        the series score is already zero)."""
+    def _next(self):
+        """The next match in place of the finished one: a new maze and match number, of the
+        ruleset chosen meanwhile if another (a new match of it), else the same match reset."""
         if self._built is not self.ruleset:
             self.match = self._new_match()
             self.views.follow(self.match)
         else:
             self.match.reset(self._seed())
         self.match_no += 1
+        gc.collect()  # the maze generation's temporaries
+
+    def _fresh(self):
+        """A finished match whose players left, or whose freed seat a newcomer takes: the
+        room is a fresh waiting room (a new maze and match number, no result, nobody ready;
+        the series score is already zero)."""
+        self._next()
         self.seats[1].ready(False)
         self.seats[2].ready(False)
-        gc.collect()  # the maze generation's temporaries
         self.views.changed()
         self.log("game: match %d waits" % self.match_no)
 
@@ -581,12 +573,8 @@ class MatchHost:
                 self.score[1] = self.score[2] = 0  # a new series
             if self._built is not self.ruleset:
                 self._zero_score()  # another ruleset: another series
-                m = self.match = self._new_match()
-                self.views.follow(m)
-            else:
-                m.reset(self._seed())
-            self.match_no += 1
-            gc.collect()  # the maze generation's temporaries
+            self._next()
+            m = self.match
         if m.phase != _WAITING:
             return
         short = self.journal.room(self)  # room on flash for this match's whole log
@@ -599,7 +587,7 @@ class MatchHost:
         # the lobby's joins are over: the rules frame's room is the match's (a join during
         # the match makes it again), first of all (the match log's files and the messages of
         # the start may take its room)
-        self._rules_msg = self._rules_data = self._rules_for = None
+        self._rules_data = None
         s1.new_match()
         s2.new_match()
         for i in range(len(self.trail)):
@@ -660,9 +648,10 @@ class MatchHost:
     def _halt(self):
         """The match log failed (a full or failing flash): the match stops where its log
         does, its clock too, and refuses every move with LOG_FAILED until the board restarts
-        and resumes it from the log (docs/log.md). Said once to everyone."""
-        if not self.halted:
-            self.halted = self.paused = True
+        and resumes it from the log (docs/log.md). Said once to everyone (paused is then 2:
+        halted, not only paused)."""
+        if self.paused != 2:
+            self.paused = 2
             self._send(_TO_ALL, messages.err(0, intents.LOG_FAILED))
             self.log("game: match %d paused: %s" % (self.match_no, self.journal.failed))
 
@@ -809,8 +798,7 @@ def restore(host, restored):
                     )
             ask_ready(host.seats, now)
         return
-    host.match = m = restored.match
-    host._fit(m)
+    host.match = m = host._new_match(restored.match)
     host.views.follow(m)
     reopen(host.journal, restored.n, head, restored.count, restored.seq, restored.handles)
     host.match_no = restored.number

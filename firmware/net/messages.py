@@ -8,6 +8,7 @@ from game import rules, rulesets
 from game.compat import const
 from game.rulesets import RULESETS
 from net.frames import put_header
+from net.seats import ready_left
 
 # game.rules' numbers, as private consts (inlined by the compiler; checked by
 # host_tests/test_private_consts.py)
@@ -163,8 +164,10 @@ def room(host):
             if seat.session is None:
                 left = max(0, host.grace_ms - host.ticks_diff(now, seat.gone_at))
                 texts.append(',"left":%d' % left)
-            elif host.ready_left(host, seat) >= 0:  # the time left to say ready
-                texts.append(',"rl":%d' % host.ready_left(host, seat))
+            else:
+                left = ready_left(host, seat)  # the time left to say ready
+                if left >= 0:
+                    texts.append(',"rl":%d' % left)
             texts.append("}")
         texts.append(",")
     texts[-1] = '],"obs":%d,"max_obs":%d,"sc":[%d,%d],"rs":"%s"}' % (

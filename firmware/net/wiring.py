@@ -23,7 +23,9 @@ _BOOT_ONLY = ("net.settings", "net.access_point", "machine")
 
 
 class Config:
-    """The checked settings as plain attributes (one per field of net.settings.FIELDS)."""
+    """The checked settings as plain attributes (one per field of net.settings.FIELDS; the
+    board's config keeps only the four it reads once it runs: ssid, password, preset,
+    http_port)."""
 
 
 class Board:
@@ -31,21 +33,28 @@ class Board:
     /status reports besides (wlan, started, writers). net.board runs it."""
 
 
-def make_game(settings, log=print, ticks_ms=None):
-    """The game's objects, each made once and handed to those that use it: the view
-    publisher, the match host (given the publisher) and the gateway (given both). Returns the
-    gateway (its host and views are `game.host`, `game.views`). ticks_ms: the host's clock (the
-    tests give theirs). The match log's resume and the watchdog come after (wire())."""
-    from net.gateway import Gateway
+def make_host(settings, log=print, ticks_ms=None):
+    """The view publisher and the match host (given the publisher: `host.views`), each made
+    once. ticks_ms: the host's clock (the tests give theirs)."""
     from net.match_host import MatchHost
     from net.views import ViewPublisher
 
     views = ViewPublisher()
     if ticks_ms is None:
-        host = MatchHost(settings, views, log)
-    else:
-        host = MatchHost(settings, views, log, ticks_ms)
-    return Gateway(settings, host, views, log)
+        return MatchHost(settings, views, log)
+    return MatchHost(settings, views, log, ticks_ms)
+
+
+def make_game(settings, log=print, ticks_ms=None, host=None):
+    """The game's objects, each made once and handed to those that use it: the view
+    publisher, the match host (make_host; or the host given) and the gateway (given both).
+    Returns the gateway (its host and views are `game.host`, `game.views`). The match log's
+    resume and the watchdog come after (wire())."""
+    from net.gateway import Gateway
+
+    if host is None:
+        host = make_host(settings, log, ticks_ms)
+    return Gateway(settings, host, host.views, log)
 
 
 def host_overrides():
@@ -136,20 +145,38 @@ def drop_boot_code():
     their bytecode is collected (with the .mpy files on the filesystem it is in the heap). The
     handlers they made live on. (Only module-level functions: a method deleted from its class
     frees nothing, docs/memory.md.)"""
+    from microdot import Microdot, URLPattern
+
     from game import rules
+    from game.projector import Projector
     from net import captive_dns, journal, match_host, portal, seats
+    from net.gateway import Gateway
+    from net.limits import SourceLimit
+    from net.server import Server
+    from net.views import ViewPublisher
 
     del portal.board_url, portal.add_portal_routes, portal.add_status_route
     del portal.add_client_routes, journal.add_log_route, journal.use, journal.reopen
     del match_host.scratch, match_host.restore, seats.restore  # (net.resume's, at boot)
     del rules.preset, captive_dns.ipv4_bytes  # (game.rulesets keeps its own reference)
+    # The constructors of the objects made once, at boot, and the gateway's arm(): a method is
+    # dropped by setting it to None (`del` frees nothing: MicroPython keeps a deleted class
+    # attribute's value in the class's table). Nothing makes another of these after boot.
+    Projector.__init__ = ViewPublisher.__init__ = match_host.MatchHost.__init__ = None
+    journal.Journal.__init__ = seats.Seat.__init__ = Gateway.__init__ = Gateway.arm = None
+    Server.__init__ = SourceLimit.__init__ = captive_dns.CaptiveDns.__init__ = None
+    # and Microdot's: the one app and its routes are made at boot
+    Microdot.__init__ = Microdot.route = Microdot.before_request = None
+    Microdot.errorhandler = URLPattern.__init__ = None
 
 
 def _collect(step):
     gc.collect()
 
 
-# The long-lived modules, imported in this order by wire() (each followed by a collection).
+# The long-lived modules, imported in this order by wire() (each followed by a collection):
+# first what the match host and the match log's resume need, then (after the resume, whose
+# code is dropped again: the heap's peak at boot) the rest.
 _LONG_LIVED = (
     "microdot.microdot",
     "game.engine",
@@ -161,6 +188,8 @@ _LONG_LIVED = (
     "net.views",
     "net.journal",
     "net.match_host",
+)
+_SERVING = (
     "net.gateway",
     "net.limits",
     "net.server",
@@ -183,6 +212,12 @@ def wire(step=_collect):
     for name in _LONG_LIVED:
         __import__(name)
         step(name)
+    host = make_host(config)
+    resume_match(host)  # (its code is imported and dropped before the servers' is imported)
+    step("objects: Match, Projector, MatchHost; the log resumed")
+    for name in _SERVING:
+        __import__(name)
+        step(name)
     from microdot import Microdot
 
     from game.projector import WRITERS
@@ -195,14 +230,19 @@ def wire(step=_collect):
     url = portal.board_url(address, config.http_port)
     started = time.ticks_ms()
     app = Microdot()
-    game = make_game(config)
-    resume_match(game.host)
+    game = make_game(config, host=host)
     game.arm(arm_watchdog(config.watchdog_ms))
     server = Server(app, game, game.max_sessions + HTTP_SPARE, print)
-    step("objects: Match, Projector, Gateway buffers, CaptiveDns")
+    step("objects: Gateway buffers, Server, CaptiveDns")
 
     board = Board()
-    board.config = config
+    # what the board reads of its settings once it runs (main, /status): a Config of these
+    # four, not of every field (the objects read theirs as they were made)
+    board.config = kept = Config()
+    kept.ssid = config.ssid
+    kept.password = config.password
+    kept.preset = config.preset
+    kept.http_port = config.http_port
     board.bind = bind
     board.url = url
     board.app = app
