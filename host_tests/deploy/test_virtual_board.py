@@ -194,16 +194,16 @@ def test_image_holds_every_module_compiled_and_the_client_gzipped(image):
     assert "microdot.helpers" not in modules  # trimmed: nothing the board runs uses it
     assert not [p for p in listed if p.startswith("lib/")]
     assert not [p for p in listed if "hostboard" in p or p.split("/")[-1] == "network.py"]
-    # the web files: the minified page, the help's text, the SHA-256 module and the TV's QR
-    # module it fetches when needed, and the game's QR code
+    # the web files: the minified page, the help's text, the refusal sentences, the replay,
+    # the SHA-256 module and the TV's module it fetches when needed, and the game's QR code
     web = build_image.web_files()
     assert sorted(web) == [
         "help.html",
         "index.html",
-        "tv.js",
         "refusals.js",
         "replay.js",
         "sha256.js",
+        "tv.js",
         "url.svg",
     ]
     for name, data in web.items():
@@ -415,7 +415,8 @@ def test_make_deploy_then_boot_and_play_a_match_to_a_win(tmp_path):
     flash = tmp_path / "flash"
     flash.mkdir()
     # The settings file a person edits on the board: a small quick match for the test.
-    settings = {"preset": "small", "cooldown_ms": 100, "countdown_ms": 300}
+    # (the observer steers the players by the whole maze: the board must allow it, "tv")
+    settings = {"preset": "small", "cooldown_ms": 100, "countdown_ms": 300, "tv": "full"}
     (flash / "settings.json").write_text(json.dumps(settings))
     with VirtualBoard(flash, heapsize=BOARD_HEAP) as board:
         made = subprocess.run(

@@ -5,7 +5,7 @@
 # (welcome with restarted:true), the series score, the ruleset and the match number are the
 # ones before the kill.
 import pytest
-from conftest import start_game_board
+from game_board import start_game_board
 
 from game_client import GameClient, both_ready, fetch_own_key_and_open_exit, run
 from host_board import stop_host_board
