@@ -73,7 +73,8 @@ def resume(host, folder="log"):
         except OSError:
             pass  # it exists
         kept = []  # (number, kind) of every log file, .bad and .tail
-        for name in os.listdir(folder):  # match-N.log, .tail, .new, .bad
+        names = os.listdir(folder)
+        for name in names:  # match-N.log, .tail, .new, .bad
             dot = name.find(".")
             k = name[6:dot]
             kind = name[dot + 1 :]
@@ -87,9 +88,12 @@ def resume(host, folder="log"):
             if not 0 < int(k) <= _MAX_LOG or log_path(folder, int(k), kind) != path:
                 if kind == "log":  # a stray: set aside alone, it changes no number
                     _aside(host, path, path + ".bad")
-            elif kind == "new":
+            elif kind == "new" and name[:dot] + ".log" in names:
                 _remove(path)  # a rewrite that did not finish (its log is whole)
             else:
+                if kind == "new":  # finished: rebuild() had renamed its log aside (.bad)
+                    os.rename(path, log_path(folder, int(k)))
+                    kind = "log"
                 kept.append((int(k), kind))
                 if kind != "tail":
                     n = max(n, int(k))  # the numbers go on after a log set aside too
