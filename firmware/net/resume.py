@@ -166,12 +166,26 @@ def _room(host, folder):
 
 
 def _aside(host, path, to):
-    """Keep the file at path aside under the name to (downloadable, never replayed again)."""
+    """Keep the file at path aside under the name to (downloadable, never replayed again); when
+    a file of that name is kept already, under path + ".bad", ".bad2", ...: a rename never
+    replaces evidence (files of those names the boot leaves alone)."""
+    k = 1
+    while _exists(to) and k < 100:
+        to = path + ".bad" + ("" if k == 1 else str(k))
+        k += 1
     try:
         os.rename(path, to)
         host.log("log: %s kept aside as %s" % (path, to))
     except OSError as exc:
         host.log("log: %s left in place: %r" % (path, exc))
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
 
 
 def _complete(main):

@@ -405,3 +405,27 @@ def test_entries_of_the_new_kinds_read_back(tmp_path):
 
     assert Replay.read(buf, 0, 5) == (LIMIT, 0, 0, 0, 1234)
     assert LIMIT == END + 1
+
+
+def test_setting_a_log_aside_never_replaces_one_kept_before(tmp_path):
+    # a log already kept as match-1.bad, and its rewrite failing again later: both are kept
+    from net import resume
+
+    said = []
+
+    class Host:
+        log = staticmethod(said.append)
+
+    folder = tmp_path / "log"
+    folder.mkdir()
+    (folder / "match-1.bad").write_bytes(b"first evidence")
+    for content in (b"second evidence", b"third evidence"):
+        (folder / "match-1.log").write_bytes(content)
+        resume._aside(Host, str(folder / "match-1.log"), str(folder / "match-1.bad"))
+    kept = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert kept == {
+        "match-1.bad": b"first evidence",
+        "match-1.log.bad": b"second evidence",
+        "match-1.log.bad2": b"third evidence",
+    }
+    assert all("kept aside" in line for line in said), said
