@@ -24,6 +24,7 @@ SETTINGS = {
     "reconnect_grace_ms": 20000,
     "idle_timeout_ms": 3000,
     "max_observers": 4,
+    "tv": "full",  # (the test's own observer steers by the whole maze: browser_ui.observe)
 }
 
 
