@@ -285,7 +285,7 @@ class MatchHost:
             session.post_text(messages.welcome_player(self, seat, False))
             self._post_rules(to)
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
-        self.journal.attach(self, session)  # the commitment (the seed, after the end)
+        session.post_text(self.journal.fair(self))  # the commitment (the seed, after the end)
         if (
             self.paused
             and self.journal.failed is None
