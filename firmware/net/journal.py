@@ -9,8 +9,8 @@
 # Hooks (net/match_host.py): begin() when a match starts, push() for an accepted move or drop
 # BEFORE its ack is posted (and for a forfeit), changed() after every engine call, before
 # anyone hears of it (a clock advance that changed the state; the end: it returns the `fair`
-# message the host then sends to all), welcome() when someone joins (then fair(): the commitment), end() when a
-# resumed match's players stay away. The journal writes no field of the host or its seats: it
+# message the host then sends to all), welcome() when someone joins (and fair(): the
+# commitment), end() when a resumed match's players stay away. The journal writes no field of the host or its seats: it
 # reads them, and returns what is to be sent. At boot net.resume hands it its folder (use())
 # and an interrupted match's log to go on with (reopen()).
 #
