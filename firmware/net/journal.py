@@ -10,9 +10,10 @@
 # BEFORE its ack is posted (and for a forfeit), changed() after every engine call, before
 # anyone hears of it (a clock advance that changed the state; the end: it returns the `fair`
 # message the host then sends to all), welcome() when someone joins (and fair(): the
-# commitment), end() when a resumed match's players stay away. The journal writes no field of the host or its seats: it
-# reads them, and returns what is to be sent. At boot net.resume hands it its folder (use())
-# and an interrupted match's log to go on with (reopen()).
+# commitment), end() when a resumed match's players stay away. The journal writes no field
+# of the host or its seats: it reads them, and returns what is to be sent. At boot
+# net.resume hands it its folder (use()) and an interrupted match's log to go on with
+# (reopen()).
 #
 # Files of match n in the log folder: match-n.log (header, then entries appended 14 at a time)
 # and, while the match runs, match-n.tail: the entries not yet in the log, rewritten whole
