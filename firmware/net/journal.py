@@ -128,7 +128,7 @@ class Journal:
                 h.players[s] = seat.name
                 if seat.hashed:  # restored, its player not back yet: the hash it came with
                     h.token_hash[s] = unhexlify(seat.hashed)
-                elif seat.token:  # (Seat.token_hash)
+                elif seat.token:  # (as net.seats hashes it)
                     h.token_hash[s] = self.sha256(seat.token.encode())[:16]
         h.write(buf)
         return memoryview(buf)[:HEADER_SIZE]
