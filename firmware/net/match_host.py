@@ -720,17 +720,6 @@ class MatchHost:
 
     # ---- figures ------------------------------------------------------------------------------
 
-    def match_summary(self):
-        m = self.match
-        return "%s: %dx%d maze, cooldown %d ms, countdown %d ms, %d observers max" % (
-            self.ruleset[rulesets.ID],
-            m.width,
-            m.height,
-            m.cooldown_ms,
-            m.countdown_ms,
-            self.max_observers,
-        )
-
     def status(self):
         """The match's /status figures, as JSON members in pieces of under ~80 bytes (net.portal
         adds its own; text to go inside an object, after its "{"): the phase, the match number,
