@@ -33,9 +33,21 @@ from binascii import hexlify, unhexlify
 from hashlib import sha256
 
 from game.compat import const
-from game.matchlog import ENTRY_SIZE, HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
-from game.rules import ACTIVE, CMD_MOVE, FINISHED, WAITING
-from game.rulesets import BEST_OF, RULESETS
+from game.matchlog import Header
+from game.rulesets import RULESETS
+
+# Numbers of other modules, as private consts (in the bytecode, not in this module's globals;
+# host_tests/test_private_consts.py checks them): game.matchlog's sizes ...
+_HEADER_SIZE = const(208)
+_ENTRY_SIZE = const(8)
+_TAIL_GROUP = const(14)
+_TAIL_SIZE = const(8 + 14 * 8)
+# ... game.rules' phases and command kind, game.rulesets' field
+_WAITING = const(0)
+_ACTIVE = const(2)
+_FINISHED = const(3)
+_CMD_MOVE = const(1)
+_BEST_OF = const(13)
 
 _MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
 _DROP = const(2)
@@ -70,7 +82,7 @@ class Journal:
         self.used = 0  # the log number of the current match once complete, 0: none
         self.main = None  # the open files while a match is logged: the log ...
         self.stream = None  # ... and its tail
-        self.buf = bytearray(TAIL_SIZE)  # the tail's bytes: first, count, check, entries
+        self.buf = bytearray(_TAIL_SIZE)  # the tail's bytes: first, count, check, entries
         self.body = memoryview(self.buf)[8:]
         self.hasher = sha256()  # the next match's commitment is computed with it
         self.index = 0  # entries of the current match
@@ -131,7 +143,7 @@ class Journal:
                 elif seat.token:  # (as net.seats hashes it)
                     h.token_hash[s] = self.sha256(seat.token.encode())[:16]
         h.write(buf)
-        return memoryview(buf)[:HEADER_SIZE]
+        return memoryview(buf)[:_HEADER_SIZE]
 
     def sha256(self, data):
         """sha256(data).digest() with a sha256 object made ahead (116 bytes, which a heap the
@@ -207,7 +219,7 @@ class Journal:
         try:
             s = os.statvfs(self.path)
             # two logs of whole blocks, and two blocks for the tail and LittleFS's copies
-            k = (HEADER_SIZE + ENTRY_SIZE * (host.max_moves + _SPARE)) // s[1] + 1
+            k = (_HEADER_SIZE + _ENTRY_SIZE * (host.max_moves + _SPARE)) // s[1] + 1
             if s[4] >= 2 * k + 2:
                 return None
         except OSError:
@@ -227,7 +239,7 @@ class Journal:
             self._emit(_FORFEIT, seat.number, 0, 0, m.now)
         else:
             step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
-            kind = _MOVE if m.done_kind == CMD_MOVE else _DROP
+            kind = _MOVE if m.done_kind == _CMD_MOVE else _DROP
             self._emit(kind, seat.number, intent.direction, step, m.now)
         return self.failed
 
@@ -236,12 +248,12 @@ class Journal:
         came from the clock (countdown end, finish window); the end closes the log and returns
         the `fair` message with the seed, for everyone (else None)."""
         m = host.match
-        if self.done or m.phase == WAITING or self.failed is not None:
+        if self.done or m.phase == _WAITING or self.failed is not None:
             return None  # (a failed log: the seed stays secret, the match stays where it was)
         if m.state_seq != self.seq:
             self.seq = m.state_seq
             self._emit(_CLOCK, 0, 0, 0, m.now)
-        if m.phase == FINISHED and self.failed is None:
+        if m.phase == _FINISHED and self.failed is None:
             self._emit(_CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
             return self.end(host, m.winner, m.result)
         return None
@@ -262,7 +274,7 @@ class Journal:
         starts and once when it ends. A write that fails says so on the console, nothing more:
         play goes on."""
         m = host.match
-        if self.path is None or m.phase == ACTIVE:
+        if self.path is None or m.phase == _ACTIVE:
             return
         seats = host.seats
         key = (host.match_no, m.phase, host.ruleset, host.chooser, host.score[1], host.score[2])
@@ -274,9 +286,9 @@ class Journal:
         try:
             # the chooser and the exact score where a log has its play parameters (a log's
             # scores are 4 bits); the next match's number where a log has its own
-            series = (RULESETS.index(host.ruleset), host.ruleset[BEST_OF] // 2, 0, 0)
+            series = (RULESETS.index(host.ruleset), host.ruleset[_BEST_OF] // 2, 0, 0)
             h = Header((host.chooser, 0, 0, 0, host.score[1], host.score[2]), series=series)
-            h.commit(h.digest, host.match_no + (m.phase != WAITING))
+            h.commit(h.digest, host.match_no + (m.phase != _WAITING))
             f = open(name + ".new", "wb")
             try:
                 f.write(self.head(host, True, h))
@@ -298,7 +310,7 @@ class Journal:
         self.pending += 1
         try:
             self.flush()
-            if self.pending == TAIL_GROUP:
+            if self.pending == _TAIL_GROUP:
                 self.main.write(self.body)
                 self.main.flush()
                 self.pending = 0
