@@ -110,18 +110,20 @@ def rules_line(entry, nums):
     """The ruleset the next match plays and its client-safe summary (no seed, nothing hidden):
     entry (game.rulesets), and nums: the numbers a board's settings may fix for every ruleset
     (width, height, cooldown, countdown, grace), whether settings fix the ruleset, and who may
-    choose another (a seat, 0 nobody); the choices are every ruleset, none when fixed."""
+    choose another (a seat, 0 nobody); the choices are every ruleset, none when fixed.
+    Returned as a tuple of pieces of under ~130 bytes, framed as they are (net.frames.pieces):
+    the message is ~380 bytes, made at a join, when the heap is fragmented (its text whole was
+    the first join's failed allocation at 88K); the ruleset's own strings are pieces as
+    they are."""
     fixed = nums[5]
     return (
-        '{"t":"rules","fixed":%s,"by":%d,"rs":{"id":"%s","label":"%s","desc":"%s","w":%d,'
-        '"h":%d,"cool":%d,"cd":%d,"rad":%d,"vrad":%d,"vm":%d,"art":%d,"cp":%d,"fw":%d,'
-        '"grace":%d,"bo":%d,"vis":"%s"},"ids":[%s],"labels":[%s]}'
+        '{"t":"rules","fixed":%s,"by":%d,"rs":{"id":"%s","label":"'
+        % (_bool(fixed), nums[6], entry[rulesets.ID]),
+        entry[rulesets.LABEL],
+        '","desc":"',
+        entry[rulesets.ABOUT],
+        '","w":%d,"h":%d,"cool":%d,"cd":%d,"rad":%d,"vrad":%d,"vm":%d,"art":%d,"cp":%d,'
         % (
-            _bool(fixed),
-            nums[6],
-            entry[rulesets.ID],
-            entry[rulesets.LABEL],
-            entry[rulesets.ABOUT],
             nums[0],
             nums[1],
             nums[2],
@@ -131,13 +133,18 @@ def rules_line(entry, nums):
             entry[rulesets.VISION_MOVES],
             entry[rulesets.ARTIFACT_PAIRS],
             entry[rulesets.COMPASS],
+        ),
+        '"fw":%d,"grace":%d,"bo":%d,"vis":"%s"},"ids":['
+        % (
             entry[rulesets.FINISH_MS],
             nums[4],
             entry[rulesets.BEST_OF],
             "sight" if entry[rulesets.SIGHT] else "square",
-            "" if fixed else ",".join('"%s"' % e[rulesets.ID] for e in RULESETS),
-            "" if fixed else ",".join('"%s"' % e[rulesets.LABEL] for e in RULESETS),
-        )
+        ),
+        None if fixed else ",".join('"%s"' % e[rulesets.ID] for e in RULESETS),
+        '],"labels":[',
+        None if fixed else ",".join('"%s"' % e[rulesets.LABEL] for e in RULESETS),
+        "]}",
     )
 
 
