@@ -9,11 +9,10 @@
 # Hooks (net/match_host.py): begin() when a match starts, push() for an accepted move or drop
 # BEFORE its ack is posted (and for a forfeit), changed() after every engine call, before
 # anyone hears of it (a clock advance that changed the state; the end: it returns the `fair`
-# message the host then sends to all), welcome() when someone joins (and fair(): the
-# commitment), end() when a resumed match's players stay away. The journal writes no field
-# of the host or its seats: it reads them, and returns what is to be sent. At boot
-# net.resume hands it its folder (use()) and an interrupted match's log to go on with
-# (reopen()).
+# message the host then sends to all), fair() when someone joins (the commitment), end()
+# when a resumed match's players stay away. The journal writes no field of the host or its
+# seats: it reads them, and returns what is to be sent. At boot net.resume hands it its
+# folder (use()) and an interrupted match's log to go on with (reopen()).
 #
 # Files of match n in the log folder: match-n.log (header, then entries appended 14 at a time)
 # and, while the match runs, match-n.tail: the entries not yet in the log, rewritten whole
@@ -257,12 +256,6 @@ class Journal:
             self._emit(_CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
             return self.end(host, m.winner, m.result)
         return None
-
-    def welcome(self, seat, text):
-        """A welcome for seat: flagged `restarted` the first time after a resume."""
-        if seat.welcomed():
-            return text[:-1] + ',"restarted":true}'
-        return text
 
     def keep(self, host):
         """The room on flash between matches (docs/log.md, "The room file"): the match number

@@ -259,8 +259,7 @@ class MatchHost:
                 self.views.detach(old)
                 old.kill(_CLOSE_REPLACED, "seat taken over by a newer connection")
             self._bind(session, seat, intent.name)
-            text = messages.welcome_player(self, seat, True)
-            session.post_text(self.journal.welcome(seat, text))
+            session.post_text(messages.welcome_player(self, seat, True))
             self._post_rules(session)
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:

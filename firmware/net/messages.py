@@ -93,8 +93,11 @@ def welcome_observer(host, full):
 
 
 def welcome_player(host, seat, resumed):
+    """A player's welcome; a resumed seat's is flagged `restarted` the first time after the
+    board restarted and resumed its match (net.seats.Seat.welcomed)."""
     return (
-        '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,%s,"grace":%d}'
+        '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,%s,'
+        '"grace":%d%s}'
         % (
             seat.number,
             seat.token,
@@ -102,6 +105,7 @@ def welcome_player(host, seat, resumed):
             _bool(resumed),
             _match_fields(host),
             host.grace_ms,
+            ',"restarted":true' if resumed and seat.welcomed() else "",
         )
     )
 

@@ -14,11 +14,6 @@ _CLOSE_NORMAL = const(1000)  # (net.frames' number, as a private const)
 _WAITING = const(0)  # (game.rules')
 
 
-def new_token():
-    """A fresh seat token: 128 random bits as 32 lowercase hex characters."""
-    return hexlify(os.urandom(16)).decode()
-
-
 def same_token(a, b):
     """True when the strs a == b, in a time that depends only on their lengths. Compared as
     bytes: on MicroPython a[i] of a str is a one-character string interned for good."""
@@ -55,8 +50,9 @@ class Seat:
         self.addr = None  # the source address of its player's device (net.limits.source_of)
 
     def take(self, name):
-        """Give the free seat a new token and a name."""
-        self.token = new_token()
+        """Give the free seat a new token (128 random bits as 32 lowercase hex characters) and
+        a name."""
+        self.token = hexlify(os.urandom(16)).decode()
         self.name = name or ("Player %d" % self.number)
 
     # What happens to a seat, said by the match host (net.match_host) and the match log's
