@@ -82,13 +82,18 @@ def _match_fields(host):
     )
 
 
+# The welcomes are tuples of pieces of under ~110 bytes, framed as they are (net.frames.pieces):
+# no text of the message's size (~210 bytes) at a join, when the heap is fragmented (a player's
+# whole welcome was the second join's failed allocation at 88K).
+
+
 def welcome_observer(host, full):
     """An observer's welcome: the view it is sent (view: "players" or "full") and whether the
     board would send the whole maze to a TV that asks (full)."""
-    return '{"t":"welcome","role":"watch","seat":0,%s,"view":"%s","full":%s}' % (
+    return (
+        '{"t":"welcome","role":"watch","seat":0,',
         _match_fields(host),
-        "full" if full else "players",
-        _bool(host.full_tv),
+        ',"view":"%s","full":%s}' % ("full" if full else "players", _bool(host.full_tv)),
     )
 
 
@@ -96,17 +101,11 @@ def welcome_player(host, seat, resumed):
     """A player's welcome; a resumed seat's is flagged `restarted` the first time after the
     board restarted and resumed its match (net.seats.Seat.welcomed)."""
     return (
-        '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,%s,'
-        '"grace":%d%s}'
-        % (
-            seat.number,
-            seat.token,
-            seat.last_c,
-            _bool(resumed),
-            _match_fields(host),
-            host.grace_ms,
-            ',"restarted":true' if resumed and seat.welcomed() else "",
-        )
+        '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,'
+        % (seat.number, seat.token, seat.last_c, _bool(resumed)),
+        _match_fields(host),
+        ',"grace":%d%s}'
+        % (host.grace_ms, ',"restarted":true' if resumed and seat.welcomed() else ""),
     )
 
 

@@ -257,6 +257,23 @@ def test_every_rules_line_fits_a_message_in_pieces():
             assert json.loads(text)["fixed"] is fixed
 
 
+def test_the_welcomes_are_made_in_pieces():
+    # no text of a welcome's size at a join (the second join's failed allocation at 88K,
+    # docs/memory.md): pieces of under ~110 bytes, the same JSON joined
+    host, _ = host_with()
+    seat = host.seats[1]
+    seat.take("a" * 16)
+    for pieces in (
+        messages.welcome_player(host, seat, False),
+        messages.welcome_player(host, seat, True),
+        messages.welcome_observer(host, True),
+    ):
+        assert type(pieces) is tuple
+        assert max(len(p.encode()) for p in pieces) <= 110
+        said = json.loads("".join(pieces))
+        assert said["t"] == "welcome" and said["mn"] == host.match_no
+
+
 def test_under_line_of_sight_an_event_reaches_the_opponent_only_in_sight():
     from test_match_host import route_one_event
 
