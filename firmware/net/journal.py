@@ -32,16 +32,12 @@ from binascii import hexlify, unhexlify
 from hashlib import sha256
 
 from game.compat import const
-from game.matchlog import Header
+from game.matchlog import ENTRY_SIZE, HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
 from game.rulesets import RULESETS
 
 # Numbers of other modules, as private consts (in the bytecode, not in this module's globals;
-# host_tests/test_private_consts.py checks them): game.matchlog's sizes ...
-_HEADER_SIZE = const(208)
-_ENTRY_SIZE = const(8)
-_TAIL_GROUP = const(14)
-_TAIL_SIZE = const(8 + 14 * 8)
-# ... game.rules' phases and command kind, game.rulesets' field
+# host_tests/test_private_consts.py checks them; the log's sizes have one source, imported):
+# game.rules' phases and command kind, game.rulesets' field
 _WAITING = const(0)
 _ACTIVE = const(2)
 _FINISHED = const(3)
@@ -81,7 +77,7 @@ class Journal:
         self.used = 0  # the log number of the current match once complete, 0: none
         self.main = None  # the open files while a match is logged: the log ...
         self.stream = None  # ... and its tail
-        self.buf = bytearray(_TAIL_SIZE)  # the tail's bytes: first, count, check, entries
+        self.buf = bytearray(TAIL_SIZE)  # the tail's bytes: first, count, check, entries
         self.body = memoryview(self.buf)[8:]
         self.hasher = sha256()  # the next match's commitment is computed with it
         self.index = 0  # entries of the current match
@@ -142,7 +138,7 @@ class Journal:
                 elif seat.token:  # (as net.seats hashes it)
                     h.token_hash[s] = self.sha256(seat.token.encode())[:16]
         h.write(buf)
-        return memoryview(buf)[:_HEADER_SIZE]
+        return memoryview(buf)[:HEADER_SIZE]
 
     def sha256(self, data):
         """sha256(data).digest() with a sha256 object made ahead (116 bytes, which a heap the
@@ -218,7 +214,7 @@ class Journal:
         try:
             s = os.statvfs(self.path)
             # two logs of whole blocks, and two blocks for the tail and LittleFS's copies
-            k = (_HEADER_SIZE + _ENTRY_SIZE * (host.max_moves + _SPARE)) // s[1] + 1
+            k = (HEADER_SIZE + ENTRY_SIZE * (host.max_moves + _SPARE)) // s[1] + 1
             if s[4] >= 2 * k + 2:
                 return None
         except OSError:
@@ -303,7 +299,7 @@ class Journal:
         self.pending += 1
         try:
             self.flush()
-            if self.pending == _TAIL_GROUP:
+            if self.pending == TAIL_GROUP:
                 self.main.write(self.body)
                 self.main.flush()
                 self.pending = 0
