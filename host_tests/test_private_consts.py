@@ -31,7 +31,7 @@ COPIES = {
     "game.projector": ("game.rules",),
     "game.replay": ("game.matchlog",),
     "net.gateway": ("net.frames", "net.match_host"),
-    "net.journal": ("game.matchlog", "net.match_host"),
+    "net.journal": ("game.matchlog", "net.match_host", "game.rules", "game.rulesets"),
     "net.match_host": ("net.frames", "game.projector", "game.rules", "net.views"),
     "net.messages": ("game.rules",),
     "net.resume": ("game.matchlog", "net.journal"),

@@ -23,7 +23,7 @@ def _start():
 
     board = wiring.wire()
     asyncio.create_task(board.dns.run(board.game.host.scratch))  # one buffer for all
-    asyncio.create_task(board.game.run())
+    asyncio.create_task(board.game.run(wiring.summary(board.game.host)))
     print(wiring.code_line(board))
     wiring.forget(("net.wiring",))
     print(wiring.heap_line("ready"))

@@ -16,7 +16,7 @@
 # (net.views: held; flush() lets go).
 #
 #   game = Gateway(settings, log)             # in net.board.wire()
-#   asyncio.create_task(game.run())           # the match clock, grace and idle timers, pump
+#   asyncio.create_task(game.run(summary))    # the match clock, grace and idle timers, pump
 import asyncio
 
 from microdot import Response
@@ -557,11 +557,13 @@ class Gateway:
             ):
                 session.kill(_CLOSE_NO_JOIN, "join first")
 
-    async def run(self):
+    async def run(self, summary=""):
         """The timer: advances the match clock so the countdown and the finish window end on
         time with nobody sending anything; expires grace periods; drops idle clients. It also
-        starts the pump."""
-        self.log("game: %s on %s%s" % (self.host.match_summary(), WS_PATH, heap_note()))
+        starts the pump. Its first line logs summary (the match's settings: made at boot by
+        net.wiring.summary, whose code is then dropped) and the heap in use."""
+        self.log("game: %s on %s%s" % (summary, WS_PATH, heap_note()))
+        summary = None  # (the frame lives as long as the board)
         asyncio.create_task(self.pump())
         while True:
             await sleep_ms(_TICK_MS)

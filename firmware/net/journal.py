@@ -9,10 +9,10 @@
 # Hooks (net/match_host.py): begin() when a match starts, push() for an accepted move or drop
 # BEFORE its ack is posted (and for a forfeit), changed() after every engine call, before
 # anyone hears of it (a clock advance that changed the state; the end: it returns the `fair`
-# message the host then sends to all), attach() and welcome() when someone joins, end() when a
-# resumed match's players stay away. The journal writes no field of the host or its seats: it
-# reads them, and returns what is to be sent. At boot net.resume hands it its folder (use())
-# and an interrupted match's log to go on with (reopen()).
+# message the host then sends to all), fair() when someone joins (the commitment), end()
+# when a resumed match's players stay away. The journal writes no field of the host or its
+# seats: it reads them, and returns what is to be sent. At boot net.resume hands it its
+# folder (use()) and an interrupted match's log to go on with (reopen()).
 #
 # Files of match n in the log folder: match-n.log (header, then entries appended 14 at a time)
 # and, while the match runs, match-n.tail: the entries not yet in the log, rewritten whole
@@ -24,7 +24,7 @@
 # already has.
 #
 # Few new names (each is interned on the board for good: docs/performance.md, "Match log"):
-# methods are called by names the firmware already uses where one fits (push, attach, abort,
+# methods are called by names the firmware already uses where one fits (push, abort,
 # pick, head, flush, route), and short strings (interned too) are avoided.
 import gc
 import os
@@ -33,8 +33,16 @@ from hashlib import sha256
 
 from game.compat import const
 from game.matchlog import ENTRY_SIZE, HEADER_SIZE, TAIL_GROUP, TAIL_SIZE, Header
-from game.rules import ACTIVE, CMD_MOVE, FINISHED, WAITING
-from game.rulesets import BEST_OF, RULESETS
+from game.rulesets import RULESETS
+
+# Numbers of other modules, as private consts (in the bytecode, not in this module's globals;
+# host_tests/test_private_consts.py checks them; the log's sizes have one source, imported):
+# game.rules' phases and command kind, game.rulesets' field
+_WAITING = const(0)
+_ACTIVE = const(2)
+_FINISHED = const(3)
+_CMD_MOVE = const(1)
+_BEST_OF = const(13)
 
 _MOVE = const(1)  # entry kinds (game.matchlog, docs/log.md)
 _DROP = const(2)
@@ -103,27 +111,32 @@ class Journal:
         self.used = 0
         return (s[0] & 0x3F) << 24 | s[1] << 16 | s[2] << 8 | s[3]
 
-    def head(self, host, seats=False):
-        """The current match's header (host's match), packed; its seats too if seats."""
+    def head(self, host, seats=False, h=None):
+        """The current match's header (host's match), packed; its seats too if seats. h: a
+        header made already (keep(): the room file's), to which the seats are added."""
         # the 208 bytes in the host's scratch buffer (the gateway's receive buffer), which no
         # reader uses while this synchronous call runs: no allocation of that size at a
         # match's start, in a heap the room has fragmented; written whole by every write()
         buf = host.scratch
-        m = host.match
-        params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
-        # the series: given with the seed (pick()), committed to
-        h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed, self.series)
-        if self.pre is None:  # the commitment covers neither itself nor the seats
-            self.pre = h.write(buf)[:32]  # a copy: the scratch is written over
-        if self.digest is None:
-            self.digest = self.sha256(self.pre)
-        h.commit(self.digest, host.match_no if seats else 0)
+        if h is None:
+            m = host.match
+            params = (m.width, m.height, m.artifact_pairs, m.braid_percent)
+            # the series: given with the seed (pick()), committed to
+            h = Header(params + (m.cooldown_ms, m.countdown_ms), self.seed, self.series)
+            if self.pre is None:  # the commitment covers neither itself nor the seats
+                self.pre = h.write(buf)[:32]  # a copy: the scratch is written over
+            if self.digest is None:
+                self.digest = self.sha256(self.pre)
+            h.commit(self.digest, host.match_no if seats else 0)
         if seats:
             for s in (1, 2):
                 seat = host.seats[s]
                 h.last_c[s] = seat.last_c
-                h.token_hash[s] = self.sha256(seat.token.encode())[:16]  # Seat.token_hash
                 h.players[s] = seat.name
+                if seat.hashed:  # restored, its player not back yet: the hash it came with
+                    h.token_hash[s] = unhexlify(seat.hashed)
+                elif seat.token:  # (as net.seats hashes it)
+                    h.token_hash[s] = self.sha256(seat.token.encode())[:16]
         h.write(buf)
         return memoryview(buf)[:HEADER_SIZE]
 
@@ -221,7 +234,7 @@ class Journal:
             self._emit(_FORFEIT, seat.number, 0, 0, m.now)
         else:
             step = (intent.c - seat.last_c - 1) & 0x3FFFFFFF
-            kind = _MOVE if m.done_kind == CMD_MOVE else _DROP
+            kind = _MOVE if m.done_kind == _CMD_MOVE else _DROP
             self._emit(kind, seat.number, intent.direction, step, m.now)
         return self.failed
 
@@ -230,25 +243,15 @@ class Journal:
         came from the clock (countdown end, finish window); the end closes the log and returns
         the `fair` message with the seed, for everyone (else None)."""
         m = host.match
-        if self.done or m.phase == WAITING or self.failed is not None:
+        if self.done or m.phase == _WAITING or self.failed is not None:
             return None  # (a failed log: the seed stays secret, the match stays where it was)
         if m.state_seq != self.seq:
             self.seq = m.state_seq
             self._emit(_CLOCK, 0, 0, 0, m.now)
-        if m.phase == FINISHED and self.failed is None:
+        if m.phase == _FINISHED and self.failed is None:
             self._emit(_CHECK, 0, 0, m.state_seq & 0xFF, m.digest())
             return self.end(host, m.winner, m.result)
         return None
-
-    def attach(self, host, session):
-        """After a join: the commitment (and the seed, after the end) to the new session."""
-        session.post_text(self.fair(host))
-
-    def welcome(self, seat, text):
-        """A welcome for seat: flagged `restarted` the first time after a resume."""
-        if seat.welcomed():
-            return text[:-1] + ',"restarted":true}'
-        return text
 
     def keep(self, host):
         """The room on flash between matches (docs/log.md, "The room file"): the match number
@@ -260,7 +263,7 @@ class Journal:
         starts and once when it ends. A write that fails says so on the console, nothing more:
         play goes on."""
         m = host.match
-        if self.path is None or m.phase == ACTIVE:
+        if self.path is None or m.phase == _ACTIVE:
             return
         seats = host.seats
         key = (host.match_no, m.phase, host.ruleset, host.chooser, host.score[1], host.score[2])
@@ -272,20 +275,12 @@ class Journal:
         try:
             # the chooser and the exact score where a log has its play parameters (a log's
             # scores are 4 bits); the next match's number where a log has its own
-            series = (RULESETS.index(host.ruleset), host.ruleset[BEST_OF] // 2, 0, 0)
+            series = (RULESETS.index(host.ruleset), host.ruleset[_BEST_OF] // 2, 0, 0)
             h = Header((host.chooser, 0, 0, 0, host.score[1], host.score[2]), series=series)
-            h.commit(h.digest, host.match_no + (m.phase != WAITING))
-            for s in (1, 2):
-                seat = seats[s]
-                h.last_c[s] = seat.last_c
-                h.players[s] = seat.name
-                if seat.hashed:  # restored, its player not back yet: the hash it came with
-                    h.token_hash[s] = unhexlify(seat.hashed)
-                elif seat.token:
-                    h.token_hash[s] = self.sha256(seat.token.encode())[:16]  # Seat.token_hash
+            h.commit(h.digest, host.match_no + (m.phase != _WAITING))
             f = open(name + ".new", "wb")
             try:
-                f.write(memoryview(h.write(host.scratch))[:HEADER_SIZE])
+                f.write(self.head(host, True, h))
             finally:
                 f.close()
             os.rename(name + ".new", name)
@@ -342,31 +337,31 @@ class Journal:
                 self.stream.close()
                 os.remove(log_path(self.path, self.opened, "tail"))
             except (OSError, MemoryError) as exc:
-                # the end is on flash, in the tail: the next boot folds it into the log
-                self.log("log: match log %d: tail kept: %r" % (self.opened, exc))
-                self._close()
+                self._drop(exc, True)
         self.main = self.stream = None
         self.opened = 0
         return self.fair(host)
 
-    def _close(self):
+    def _drop(self, exc, ended=False):
+        # a full flash, a failed write, or no heap for the file's objects: nothing more is
+        # acknowledged (push() says LOG_FAILED), the match stops where its log does; or
+        # (ended) the end could not be folded into the log: it is on flash, in the tail, and
+        # the next boot folds it in (nothing failed). The files are closed.
+        if ended:
+            self.log("log: match log %d: tail kept: %r" % (self.opened, exc))
+        else:
+            gc.collect()
+            self.failed = "the board's storage failed (%r)" % (exc,)
+            if getattr(exc, "errno", 0) == _ENOSPC:
+                self.failed = "the board's storage is full"
+            self.log("log: match log %d failed: %s" % (self.number, self.failed))
+            self.used = 0
         for f in (self.main, self.stream):
             try:
                 f.close()
             except (OSError, AttributeError):
                 pass
         self.main = self.stream = None
-
-    def _drop(self, exc):
-        # a full flash, a failed write, or no heap for the file's objects: nothing more is
-        # acknowledged (push() says LOG_FAILED), the match stops where its log does
-        gc.collect()
-        self.failed = "the board's storage failed (%r)" % (exc,)
-        if getattr(exc, "errno", 0) == _ENOSPC:
-            self.failed = "the board's storage is full"
-        self.log("log: match log %d failed: %s" % (self.number, self.failed))
-        self._close()
-        self.used = 0
 
 
 # ---- the folder and a resumed log (net.resume, at boot): module functions, deleted once the

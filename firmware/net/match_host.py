@@ -259,8 +259,7 @@ class MatchHost:
                 self.views.detach(old)
                 old.kill(_CLOSE_REPLACED, "seat taken over by a newer connection")
             self._bind(session, seat, intent.name)
-            text = messages.welcome_player(self, seat, True)
-            session.post_text(self.journal.welcome(seat, text))
+            session.post_text(messages.welcome_player(self, seat, True))
             self._post_rules(session)
             self.log("game: seat %d resumed%s" % (seat.number, heap_note()))
         else:
@@ -285,7 +284,7 @@ class MatchHost:
             session.post_text(messages.welcome_player(self, seat, False))
             self._post_rules(to)
             self.log("game: seat %d taken%s" % (seat.number, heap_note()))
-        self.journal.attach(self, session)  # the commitment (the seed, after the end)
+        session.post_text(self.journal.fair(self))  # the commitment (the seed, after the end)
         if (
             self.paused
             and self.journal.failed is None
@@ -719,17 +718,6 @@ class MatchHost:
         self._send(_TO_ALL, messages.room(self))
 
     # ---- figures ------------------------------------------------------------------------------
-
-    def match_summary(self):
-        m = self.match
-        return "%s: %dx%d maze, cooldown %d ms, countdown %d ms, %d observers max" % (
-            self.ruleset[rulesets.ID],
-            m.width,
-            m.height,
-            m.cooldown_ms,
-            m.countdown_ms,
-            self.max_observers,
-        )
 
     def status(self):
         """The match's /status figures, as JSON members in pieces of under ~80 bytes (net.portal

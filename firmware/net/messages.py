@@ -82,27 +82,30 @@ def _match_fields(host):
     )
 
 
+# The welcomes are tuples of pieces of under ~110 bytes, framed as they are (net.frames.pieces):
+# no text of the message's size (~210 bytes) at a join, when the heap is fragmented (a player's
+# whole welcome was the second join's failed allocation at 88K).
+
+
 def welcome_observer(host, full):
     """An observer's welcome: the view it is sent (view: "players" or "full") and whether the
     board would send the whole maze to a TV that asks (full)."""
-    return '{"t":"welcome","role":"watch","seat":0,%s,"view":"%s","full":%s}' % (
+    return (
+        '{"t":"welcome","role":"watch","seat":0,',
         _match_fields(host),
-        "full" if full else "players",
-        _bool(host.full_tv),
+        ',"view":"%s","full":%s}' % ("full" if full else "players", _bool(host.full_tv)),
     )
 
 
 def welcome_player(host, seat, resumed):
+    """A player's welcome; a resumed seat's is flagged `restarted` the first time after the
+    board restarted and resumed its match (net.seats.Seat.welcomed)."""
     return (
-        '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,%s,"grace":%d}'
-        % (
-            seat.number,
-            seat.token,
-            seat.last_c,
-            _bool(resumed),
-            _match_fields(host),
-            host.grace_ms,
-        )
+        '{"t":"welcome","role":"play","seat":%d,"token":"%s","last":%d,"resumed":%s,'
+        % (seat.number, seat.token, seat.last_c, _bool(resumed)),
+        _match_fields(host),
+        ',"grace":%d%s}'
+        % (host.grace_ms, ',"restarted":true' if resumed and seat.welcomed() else ""),
     )
 
 
@@ -110,18 +113,20 @@ def rules_line(entry, nums):
     """The ruleset the next match plays and its client-safe summary (no seed, nothing hidden):
     entry (game.rulesets), and nums: the numbers a board's settings may fix for every ruleset
     (width, height, cooldown, countdown, grace), whether settings fix the ruleset, and who may
-    choose another (a seat, 0 nobody); the choices are every ruleset, none when fixed."""
+    choose another (a seat, 0 nobody); the choices are every ruleset, none when fixed.
+    Returned as a tuple of pieces of under ~130 bytes, framed as they are (net.frames.pieces):
+    the message is ~380 bytes, made at a join, when the heap is fragmented (its text whole was
+    the first join's failed allocation at 88K); the ruleset's own strings are pieces as
+    they are."""
     fixed = nums[5]
     return (
-        '{"t":"rules","fixed":%s,"by":%d,"rs":{"id":"%s","label":"%s","desc":"%s","w":%d,'
-        '"h":%d,"cool":%d,"cd":%d,"rad":%d,"vrad":%d,"vm":%d,"art":%d,"cp":%d,"fw":%d,'
-        '"grace":%d,"bo":%d,"vis":"%s"},"ids":[%s],"labels":[%s]}'
+        '{"t":"rules","fixed":%s,"by":%d,"rs":{"id":"%s","label":"'
+        % (_bool(fixed), nums[6], entry[rulesets.ID]),
+        entry[rulesets.LABEL],
+        '","desc":"',
+        entry[rulesets.ABOUT],
+        '","w":%d,"h":%d,"cool":%d,"cd":%d,"rad":%d,"vrad":%d,"vm":%d,"art":%d,"cp":%d,'
         % (
-            _bool(fixed),
-            nums[6],
-            entry[rulesets.ID],
-            entry[rulesets.LABEL],
-            entry[rulesets.ABOUT],
             nums[0],
             nums[1],
             nums[2],
@@ -131,13 +136,18 @@ def rules_line(entry, nums):
             entry[rulesets.VISION_MOVES],
             entry[rulesets.ARTIFACT_PAIRS],
             entry[rulesets.COMPASS],
+        ),
+        '"fw":%d,"grace":%d,"bo":%d,"vis":"%s"},"ids":['
+        % (
             entry[rulesets.FINISH_MS],
             nums[4],
             entry[rulesets.BEST_OF],
             "sight" if entry[rulesets.SIGHT] else "square",
-            "" if fixed else ",".join('"%s"' % e[rulesets.ID] for e in RULESETS),
-            "" if fixed else ",".join('"%s"' % e[rulesets.LABEL] for e in RULESETS),
-        )
+        ),
+        None if fixed else ",".join('"%s"' % e[rulesets.ID] for e in RULESETS),
+        '],"labels":[',
+        None if fixed else ",".join('"%s"' % e[rulesets.LABEL] for e in RULESETS),
+        "]}",
     )
 
 

@@ -14,11 +14,6 @@ _CLOSE_NORMAL = const(1000)  # (net.frames' number, as a private const)
 _WAITING = const(0)  # (game.rules')
 
 
-def new_token():
-    """A fresh seat token: 128 random bits as 32 lowercase hex characters."""
-    return hexlify(os.urandom(16)).decode()
-
-
 def same_token(a, b):
     """True when the strs a == b, in a time that depends only on their lengths. Compared as
     bytes: on MicroPython a[i] of a str is a one-character string interned for good."""
@@ -55,8 +50,9 @@ class Seat:
         self.addr = None  # the source address of its player's device (net.limits.source_of)
 
     def take(self, name):
-        """Give the free seat a new token and a name."""
-        self.token = new_token()
+        """Give the free seat a new token (128 random bits as 32 lowercase hex characters) and
+        a name."""
+        self.token = hexlify(os.urandom(16)).decode()
         self.name = name or ("Player %d" % self.number)
 
     # What happens to a seat, said by the match host (net.match_host) and the match log's
@@ -73,7 +69,7 @@ class Seat:
             self.addr = addr
 
     def ask(self, now):
-        """Its player must say ready, counting from ticks_ms now (-1: no longer)."""
+        """Its player must say ready, counting from ticks_ms now."""
         self.asked = now
 
     def away(self, now):
@@ -109,25 +105,10 @@ class Seat:
             return True
         return False
 
-    def device(self, addr):
-        """True when this seat is held from the device of address addr: one device (one
-        address) holds at most one seat. 127.0.0.1 is no device: the host board's clients
-        (`make run`, the tests) all come from the machine it runs on."""
-        return (
-            self.token is not None
-            and addr is not None
-            and addr == self.addr
-            and addr != (b"\x7f\x00\x00\x01" if type(addr) is bytes else "127.0.0.1")
-        )  # (bytes are never compared with a str: MicroPython warns of it on the console)
-
-    @staticmethod
-    def token_hash(token):
-        """What the match log keeps of a token: the first 16 bytes of its sha256."""
-        return sha256(token.encode()).digest()[:16]
-
     def holds(self, token):
         if self.hashed:
-            if not same_token(self.hashed, hexlify(Seat.token_hash(token)).decode()):
+            # what the match log keeps of a token: the first 16 bytes of its sha256
+            if not same_token(self.hashed, hexlify(sha256(token.encode()).digest()[:16]).decode()):
                 return False
             self.token = token  # the player is back: the seat has its token again
             self.hashed = ""
@@ -144,7 +125,15 @@ def seat_for(seats, addr):
     free = None
     for number in (1, 2):
         seat = seats[number]
-        if seat.device(addr):
+        # one device (one address) holds at most one seat; 127.0.0.1 is no device: the host
+        # board's clients (`make run`, the tests) all come from the machine it runs on (bytes
+        # are never compared with a str: MicroPython warns of it on the console)
+        if (
+            seat.token is not None
+            and addr is not None
+            and addr == seat.addr
+            and addr != (b"\x7f\x00\x00\x01" if type(addr) is bytes else "127.0.0.1")
+        ):
             return False
         if free is None and seat.token is None:
             free = seat
@@ -190,8 +179,8 @@ def time_out(host, seat):
 # At boot only (net.match_host.restore): a module function, deleted once the board runs.
 def restore(seat, token_hash, name, last_c, accepted, now):
     """After a restart (net.resume): held by whoever presents a token with this hash
-    (token_hash(), from the match log), at the logged sequence and count, its grace period
-    starting now."""
+    (the first 16 bytes of its sha256, from the match log), at the logged sequence and count,
+    its grace period starting now."""
     seat.free()
     seat.token = ""
     seat.hashed = hexlify(token_hash).decode()

@@ -126,6 +126,22 @@ def code_line(board):
     return "code: net.gateway from %s; writers: %s" % (where, board.writers)
 
 
+def summary(host):
+    """The match's settings, for the gateway timer's first line (net.gateway.run): the ruleset,
+    the maze's size, the cooldown and countdown, the observers' limit."""
+    from game import rulesets
+
+    m = host.match
+    return "%s: %dx%d maze, cooldown %d ms, countdown %d ms, %d observers max" % (
+        host.ruleset[rulesets.ID],
+        m.width,
+        m.height,
+        m.cooldown_ms,
+        m.countdown_ms,
+        host.max_observers,
+    )
+
+
 def heap_line(label):
     gc.collect()
     return "mem: %s: heap used %d, free %d" % (label, gc.mem_alloc(), gc.mem_free())

@@ -244,11 +244,34 @@ def test_after_a_series_the_chooser_may_choose_again_for_the_next():
     assert host.match.width == 9 and host.views.match is host.match
 
 
-def test_every_rules_line_fits_a_message():
+def test_every_rules_line_fits_a_message_in_pieces():
+    # the ~380-byte message is made of pieces of under ~130 bytes (no allocation of its size
+    # at a join: the first join's failed allocation at 88K, docs/memory.md)
     for entry in rulesets.RULESETS:
-        text = messages.rules_line(entry, (32, 32, 2000, 10000, 300000, False, 2))
-        assert len(text.encode()) <= 512
-        json.loads(text)
+        for fixed in (False, True):
+            pieces = messages.rules_line(entry, (32, 32, 2000, 10000, 300000, fixed, 2))
+            assert type(pieces) is tuple
+            text = "".join(p for p in pieces if p)
+            assert len(text.encode()) <= 512
+            assert max(len(p.encode()) for p in pieces if p) <= 130
+            assert json.loads(text)["fixed"] is fixed
+
+
+def test_the_welcomes_are_made_in_pieces():
+    # no text of a welcome's size at a join (the second join's failed allocation at 88K,
+    # docs/memory.md): pieces of under ~110 bytes, the same JSON joined
+    host, _ = host_with()
+    seat = host.seats[1]
+    seat.take("a" * 16)
+    for pieces in (
+        messages.welcome_player(host, seat, False),
+        messages.welcome_player(host, seat, True),
+        messages.welcome_observer(host, True),
+    ):
+        assert type(pieces) is tuple
+        assert max(len(p.encode()) for p in pieces) <= 110
+        said = json.loads("".join(pieces))
+        assert said["t"] == "welcome" and said["mn"] == host.match_no
 
 
 def test_under_line_of_sight_an_event_reaches_the_opponent_only_in_sight():
