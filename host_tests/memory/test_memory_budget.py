@@ -113,8 +113,15 @@ def gateway_file(image):
     return build_image.image_modules(image).get("net.gateway", "net/gateway") + ".mpy"
 
 
+def code_line(result, where):
+    """The board's line naming where its code came from, and which view writers run (the
+    machine code or its plain-Python twin: docs/memory.md, "When the machine code cannot
+    load"): `code: net.gateway from <where>; writers: viper`."""
+    return "code: net.gateway from %s; writers: viper" % where in result["boot_log"]
+
+
 def assert_filesystem_layout(result, image):
-    assert "code: net.gateway from %s" % gateway_file(image) in result["boot_log"]
+    assert code_line(result, gateway_file(image)), result["boot_log"]
     # no ROMFS: only the built-in stand-ins (and padding) were held outside the heap
     assert any(line.startswith("vboard: built-in stand-ins ") for line in result["boot_log"])
     assert result["reserved"] > 0
@@ -124,7 +131,7 @@ def assert_filesystem_layout(result, image):
 
 def assert_romfs_layout(result, romfs, image):
     # the code really ran from /rom, with the image's bytes outside the heap
-    assert "code: net.gateway from /rom/%s" % gateway_file(image) in result["boot_log"]
+    assert code_line(result, "/rom/" + gateway_file(image)), result["boot_log"]
     assert result["reserved"] > romfs.stat().st_size
 
 
