@@ -168,7 +168,9 @@ def test_a_full_flash_at_every_point_never_acks_what_it_did_not_keep(tmp_path, m
         else:
             assert _fresh(back.host, (1, 2))
         assert any(n.startswith("match-1.") for n in _files(folder)) or budget < 208
-    assert 0 in failed_at and len(failed_at) > 10  # before the first move, and all through
+    # before the first move, and all through: 13 points of failure in a run on its own, 9 in
+    # a fresh clone's CI run (the measuring match's length there); at least 8 either way
+    assert 0 in failed_at and len(failed_at) >= 8, sorted(failed_at)
 
 
 def test_no_room_for_a_match_log_refuses_to_start(tmp_path, monkeypatch):
