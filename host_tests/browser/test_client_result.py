@@ -166,24 +166,31 @@ def test_a_party_match_on_two_phones_and_a_tv(browser, board):
         reading = ann.wait_toast("Compass: your exit lies", mark)
         bearing = re.search(r"exit lies (\w+)", reading).group(1)
         assert re.fullmatch(r"[NESW]{1,2}", bearing)
+
         # ... far enough that the compass is out of sight: it stays on her map where it was.
         # (the farthest cell she can reach without a key: on some mazes a key closes the
-        # corridor to the farthest of all)
-        far = next(
-            (
-                c
-                for c in sorted(
-                    (c for c in range(w * h) if c not in keys),
-                    key=lambda c: (
-                        max(abs(c % w - compass1 % w), abs(c // w - compass1 // w)),
-                        -c,
-                    ),
-                    reverse=True,
-                )
-                if path(maze["cells"], w, h, ann.pos(), c, keys) is not None
-            ),
-            None,
-        )
+        # corridor to the farthest of all; and when keys box her in where she stands (CI,
+        # 2026-12-03: the farthest such cell was her own), the farthest she can reach at all,
+        # a foreign key picked up on the way dropped by the walk)
+        def farthest(avoid):
+            return next(
+                (
+                    c
+                    for c in sorted(
+                        (c for c in range(w * h) if c not in keys),
+                        key=lambda c: (
+                            max(abs(c % w - compass1 % w), abs(c // w - compass1 // w)),
+                            -c,
+                        ),
+                        reverse=True,
+                    )
+                    if c != ann.pos()
+                    and path(maze["cells"], w, h, ann.pos(), c, avoid) is not None
+                ),
+                None,
+            )
+
+        far = farthest(keys) or farthest(())
         assert far is not None and far != ann.pos()
         walk(ann, maze, far, avoid=keys + arts)
         # a vision artifact taken on the way (radius 6 for 10 moves) may still show the
